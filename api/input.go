@@ -1,0 +1,270 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// maxBody bounds JSON and urlencoded bodies; file parts stream and are not bounded here.
+const maxBody = 8 << 20
+
+// fileFunc receives a file part of a multipart body as it streams.
+type fileFunc func(field, filename string, body io.Reader) error
+
+// readBody reads a JSON, urlencoded or multipart body into raw JSON values by field
+// name. Form values are converted to JSON according to the kinds of target's fields
+// (the pulp CLI sends nested values as JSON strings in forms). File parts go to onFile;
+// a file part with onFile nil is an error naming the field.
+func readBody(r *http.Request, target any, onFile fileFunc) (map[string]json.RawMessage, error) {
+	raw := map[string]json.RawMessage{}
+	ct, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch ct {
+	case "", "application/json":
+		b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		if err != nil {
+			return nil, errStatus(http.StatusBadRequest, "read request body: %v", err)
+		}
+		if len(b) > maxBody {
+			return nil, errStatus(http.StatusRequestEntityTooLarge, "request body exceeds %d bytes", maxBody)
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			return raw, nil
+		}
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return nil, errStatus(http.StatusBadRequest, "JSON parse error - %v", err)
+		}
+		return raw, nil
+	case "application/x-www-form-urlencoded":
+		b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		if err != nil {
+			return nil, errStatus(http.StatusBadRequest, "read request body: %v", err)
+		}
+		vals, err := url.ParseQuery(string(b))
+		if err != nil {
+			return nil, errStatus(http.StatusBadRequest, "malformed form body: %v", err)
+		}
+		kinds := fieldKinds(target)
+		for k, vs := range vals {
+			v, err := formValue(k, vs, kinds)
+			if err != nil {
+				return nil, err
+			}
+			raw[k] = v
+		}
+		return raw, nil
+	case "multipart/form-data":
+		mr, err := r.MultipartReader()
+		if err != nil {
+			return nil, errStatus(http.StatusBadRequest, "malformed multipart body: %v", err)
+		}
+		_ = params
+		kinds := fieldKinds(target)
+		vals := map[string][]string{}
+		for {
+			p, err := mr.NextPart()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return nil, errStatus(http.StatusBadRequest, "malformed multipart body: %v", err)
+			}
+			name := p.FormName()
+			if p.FileName() != "" {
+				if onFile == nil {
+					return nil, badField(name, "Files are not accepted here.")
+				}
+				if err := onFile(name, p.FileName(), p); err != nil {
+					return nil, err
+				}
+				raw[name] = json.RawMessage(`"` + p.FileName() + `"`)
+				continue
+			}
+			b, err := io.ReadAll(io.LimitReader(p, maxBody))
+			if err != nil {
+				return nil, errStatus(http.StatusBadRequest, "read multipart field %q: %v", name, err)
+			}
+			vals[name] = append(vals[name], string(b))
+		}
+		for k, vs := range vals {
+			v, err := formValue(k, vs, kinds)
+			if err != nil {
+				return nil, err
+			}
+			raw[k] = v
+		}
+		return raw, nil
+	default:
+		return nil, errStatus(http.StatusUnsupportedMediaType, "Unsupported media type %q in request.", ct)
+	}
+}
+
+// fieldKinds maps the JSON field names of a struct to their kinds.
+func fieldKinds(target any) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	if target == nil {
+		return out
+	}
+	t := reflect.TypeOf(target)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return out
+	}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		out[name] = ft
+	}
+	return out
+}
+
+func formValue(name string, vs []string, kinds map[string]reflect.Type) (json.RawMessage, error) {
+	t, ok := kinds[name]
+	if !ok {
+		// Unknown: keep as a string; strict decoding reports it by name.
+		b, _ := json.Marshal(vs[len(vs)-1])
+		return b, nil
+	}
+	v := vs[len(vs)-1]
+	switch t.Kind() {
+	case reflect.String:
+		b, _ := json.Marshal(v)
+		return b, nil
+	case reflect.Bool:
+		switch strings.ToLower(v) {
+		case "true", "1", "on", "yes":
+			return json.RawMessage("true"), nil
+		case "false", "0", "off", "no", "":
+			return json.RawMessage("false"), nil
+		}
+		return nil, badField(name, "Must be a valid boolean.")
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		if v == "" || v == "null" {
+			return json.RawMessage("null"), nil
+		}
+		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+			return nil, badField(name, "A valid integer is required.")
+		}
+		return json.RawMessage(v), nil
+	case reflect.Float64, reflect.Float32:
+		if v == "" || v == "null" {
+			return json.RawMessage("null"), nil
+		}
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return nil, badField(name, "A valid number is required.")
+		}
+		return json.RawMessage(v), nil
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String && len(vs) > 1 {
+			b, _ := json.Marshal(vs)
+			return b, nil
+		}
+		fallthrough
+	default:
+		if !json.Valid([]byte(v)) {
+			return nil, badField(name, "Value must be valid JSON.")
+		}
+		return json.RawMessage(v), nil
+	}
+}
+
+// decode applies raw fields onto v strictly: unknown fields and mistyped values are a
+// 400 naming the field. Fields absent from raw keep v's current values, which is what a
+// partial update needs.
+func decode(raw map[string]json.RawMessage, v any) error {
+	known := fieldKinds(v)
+	var unknown []string
+	for k := range raw {
+		if _, ok := known[k]; !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		fe := fieldError{}
+		for _, k := range unknown {
+			fe[k] = []string{"Unexpected field."}
+		}
+		return fe
+	}
+	for k, val := range raw {
+		b, _ := json.Marshal(map[string]json.RawMessage{k: val})
+		if err := json.Unmarshal(b, v); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				return badField(k, "Incorrect type. Expected %s, got %s.", jsonKind(te.Type), te.Value)
+			}
+			return badField(k, "Invalid value: %v", err)
+		}
+	}
+	return nil
+}
+
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Float64:
+		return "number"
+	case reflect.Slice:
+		return "list"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	}
+	return t.String()
+}
+
+// has reports whether a field was sent.
+func has(raw map[string]json.RawMessage, name string) bool {
+	_, ok := raw[name]
+	return ok
+}
+
+// requireFields reports missing required fields.
+func requireFields(raw map[string]json.RawMessage, names ...string) error {
+	fe := fieldError{}
+	for _, n := range names {
+		v, ok := raw[n]
+		if !ok || string(v) == "null" || string(v) == `""` {
+			fe[n] = []string{"This field is required."}
+		}
+	}
+	if len(fe) > 0 {
+		return fe
+	}
+	return nil
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = fmt.Sprintf("%q", x)
+	}
+	return strings.Join(q, ", ")
+}

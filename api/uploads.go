@@ -1,0 +1,257 @@
+package api
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"pith/blob"
+	"pith/meta"
+	"pith/task"
+)
+
+func uploadListSpec() listSpec {
+	fs := []filter{{name: "size", col: "u.size", kind: kInt, lookups: []string{"exact", "gt", "lt", "range"}}}
+	fs = append(fs, identityFilters("u.pulp_id")...)
+	return listSpec{filters: fs, ordering: ordering("u", map[string]string{"pulp_id": "pulp_id", "pulp_created": "created", "pulp_last_updated": "updated", "size": "size"})}
+}
+
+func renderUpload(u meta.Upload) uploadResponse {
+	return uploadResponse{PulpHref: uploadHref(u.PulpID), Prn: prn("core.upload", u.PulpID), PulpCreated: ts(u.Created),
+		PulpLastUpdated: ts(u.Updated), Size: u.Size, Completed: tsPtr(u.Completed)}
+}
+
+func (s *Server) uploadPath(u meta.Upload) string { return filepath.Join(s.cfg.UploadDir, u.PulpID) }
+
+func (s *Server) uploadList(w http.ResponseWriter, r *http.Request) error {
+	q, err := parseList(r, s.db.Dialect(), uploadListSpec())
+	if err != nil {
+		return err
+	}
+	us, total, err := meta.ListUploads(r.Context(), s.db, q.list)
+	if err != nil {
+		return err
+	}
+	items := make([]any, len(us))
+	for i, u := range us {
+		items[i] = renderUpload(u)
+	}
+	return writePage(w, r, q, total, items)
+}
+
+func (s *Server) uploadCreate(w http.ResponseWriter, r *http.Request) error {
+	var in uploadIn
+	raw, err := readBody(r, &in, nil)
+	if err != nil {
+		return err
+	}
+	if err := requireFields(raw, "size"); err != nil {
+		return err
+	}
+	if err := decode(raw, &in); err != nil {
+		return err
+	}
+	if in.Size < 0 {
+		return badField("size", "Ensure this value is greater than or equal to 0.")
+	}
+	u, err := meta.CreateUpload(r.Context(), s.db, in.Size)
+	if err != nil {
+		return err
+	}
+	return writeOne(w, r, http.StatusCreated, renderUpload(u))
+}
+
+func (s *Server) uploadRead(w http.ResponseWriter, r *http.Request) error {
+	u, err := meta.UploadByPulpID(r.Context(), s.db, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeOne(w, r, http.StatusOK, renderUpload(u))
+}
+
+func (s *Server) uploadDelete(w http.ResponseWriter, r *http.Request) error {
+	u, err := meta.UploadByPulpID(r.Context(), s.db, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if err := meta.DeleteUpload(r.Context(), s.db, u.ID); err != nil {
+		return err
+	}
+	os.Remove(s.uploadPath(u))
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+var contentRange = regexp.MustCompile(`^bytes (\d+)-(\d+)/(\d+|\*)$`)
+
+// uploadChunk writes one chunk (PUT with Content-Range) at its offset. Chunks that
+// overlap a received one, or lie past the declared size, are refused before anything is
+// written.
+func (s *Server) uploadChunk(w http.ResponseWriter, r *http.Request) error {
+	u, err := meta.UploadByPulpID(r.Context(), s.db, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if u.Completed != nil {
+		return errStatus(http.StatusBadRequest, "upload %s is already committed", u.PulpID)
+	}
+	cr := r.Header.Get("Content-Range")
+	m := contentRange.FindStringSubmatch(cr)
+	if m == nil {
+		return errStatus(http.StatusBadRequest, "Content-Range header %q is missing or malformed; want \"bytes start-end/total\"", cr)
+	}
+	start, _ := strconv.ParseInt(m[1], 10, 64)
+	end, _ := strconv.ParseInt(m[2], 10, 64)
+	if end < start {
+		return errStatus(http.StatusBadRequest, "Content-Range %q: end is before start", cr)
+	}
+	if m[3] != "*" {
+		if total, _ := strconv.ParseInt(m[3], 10, 64); total != u.Size {
+			return errStatus(http.StatusBadRequest, "Content-Range %q: total %d differs from the upload's size %d", cr, total, u.Size)
+		}
+	}
+	if end >= u.Size {
+		return errStatus(http.StatusBadRequest, "Content-Range %q: chunk ends past the upload's size of %d bytes", cr, u.Size)
+	}
+	chunks, err := meta.Chunks(r.Context(), s.db, u.ID)
+	if err != nil {
+		return err
+	}
+	for _, c := range chunks {
+		if start < c.Offset+c.Size && c.Offset <= end {
+			return errStatus(http.StatusBadRequest, "Content-Range %q overlaps the chunk already uploaded at bytes %d-%d", cr, c.Offset, c.Offset+c.Size-1)
+		}
+	}
+	var in uploadChunkIn
+	f, err := os.OpenFile(s.uploadPath(u), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open upload file: %w", err)
+	}
+	defer f.Close()
+	var got int64
+	var hasher hash.Hash
+	raw, err := readBody(r, &in, func(name, filename string, body io.Reader) error {
+		if name != "file" {
+			return badField(name, "Unexpected file field.")
+		}
+		hw := sha256.New()
+		hasher = hw
+		want := end - start + 1
+		n, err := io.Copy(io.MultiWriter(io.NewOffsetWriter(f, start), hw), io.LimitReader(body, want+1))
+		got = n
+		if err != nil {
+			return errStatus(http.StatusBadRequest, "read chunk: %v", err)
+		}
+		if n != want {
+			return errStatus(http.StatusBadRequest, "chunk has %d bytes but Content-Range %q says %d", n, cr, want)
+		}
+		return nil
+	})
+	if err == nil {
+		err = decode(raw, &in)
+	}
+	if err == nil && hasher == nil {
+		err = badField("file", "No file was submitted.")
+	}
+	if err == nil && in.SHA256 != nil && *in.SHA256 != "" {
+		if sum := hex.EncodeToString(hasher.Sum(nil)); !strings.EqualFold(sum, *in.SHA256) {
+			err = badField("sha256", "Checksum does not match chunk upload: expected %s, got %s.", *in.SHA256, sum)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync upload file: %w", err)
+	}
+	if err := meta.AddChunk(r.Context(), s.db, u.ID, meta.Chunk{Offset: start, Size: got}); err != nil {
+		return err
+	}
+	u, err = meta.UploadByPulpID(r.Context(), s.db, u.PulpID)
+	if err != nil {
+		return err
+	}
+	return writeOne(w, r, http.StatusOK, renderUpload(u))
+}
+
+// uploadCommit checks that the chunks cover the upload exactly, verifies the whole
+// file's sha256 into the blob store, and dispatches the task that records the artifact.
+func (s *Server) uploadCommit(w http.ResponseWriter, r *http.Request) error {
+	u, err := meta.UploadByPulpID(r.Context(), s.db, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	var in uploadCommitIn
+	raw, err := readBody(r, &in, nil)
+	if err != nil {
+		return err
+	}
+	if err := requireFields(raw, "sha256"); err != nil {
+		return err
+	}
+	if err := decode(raw, &in); err != nil {
+		return err
+	}
+	chunks, err := meta.Chunks(r.Context(), s.db, u.ID)
+	if err != nil {
+		return err
+	}
+	var next int64
+	for _, c := range chunks {
+		if c.Offset != next {
+			return errStatus(http.StatusBadRequest, "upload %s has a gap: bytes %d-%d were never uploaded", u.PulpID, next, c.Offset-1)
+		}
+		next = c.Offset + c.Size
+	}
+	if next != u.Size {
+		return errStatus(http.StatusBadRequest, "upload %s is incomplete: %d of %d bytes received", u.PulpID, next, u.Size)
+	}
+	f, err := os.Open(s.uploadPath(u))
+	if err != nil {
+		if u.Size != 0 {
+			return fmt.Errorf("open upload file: %w", err)
+		}
+		f = nil
+	}
+	bw, err := s.cfg.Store.NewWriter(r.Context())
+	if err != nil {
+		return err
+	}
+	defer bw.Cancel(r.Context())
+	if f != nil {
+		_, err = io.Copy(bw, io.LimitReader(f, u.Size))
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("read upload file: %w", err)
+		}
+	}
+	pf := &pendingFile{w: bw, field: "sha256", name: "upload " + u.PulpID}
+	digests, err := pf.w.Commit(r.Context(), blob.Expect{Size: u.Size, SHA256: strings.ToLower(in.SHA256)})
+	if err != nil {
+		var me *blob.MismatchError
+		if errors.As(err, &me) {
+			return badField("sha256", "The uploaded data does not match: %s.", me.Error())
+		}
+		return err
+	}
+	t, err := s.dispatch(r, task.Spec{Name: "pulpcore.app.tasks.upload.commit", Args: commitArgs{Upload: u.PulpID, Digests: digests},
+		Exclusive: []string{uploadHref(u.PulpID)}})
+	if err != nil {
+		return err
+	}
+	return accepted(w, t)
+}
+
+type commitArgs struct {
+	Upload  string       `json:"upload"`
+	Digests blob.Digests `json:"digests"`
+}

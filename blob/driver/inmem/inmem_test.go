@@ -1,0 +1,13 @@
+package inmem_test
+
+import (
+	"testing"
+
+	"pith/blob"
+	"pith/blob/driver/inmem"
+	"pith/blob/drivertest"
+)
+
+func TestConformance(t *testing.T) {
+	drivertest.Run(t, func(t *testing.T) blob.Driver { return inmem.New() })
+}

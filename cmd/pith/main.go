@@ -1,0 +1,77 @@
+// Command pith is a content repository manager that speaks the Pulp 3 REST API.
+//
+//	pith serve                 API, content app and task workers in one process
+//	pith migrate               apply database migrations
+//	pith admin password [PW]   reset the admin password (generated when omitted)
+//	pith version               print the versions pith claims
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"pith/config"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "pith:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: pith <command> [flags]
+
+commands:
+  serve              run the API, the content app and the task workers in one process
+  migrate            apply database migrations and exit
+  admin password     reset the admin password: pith admin password [NEW]
+  version            print the Pulp component versions pith claims
+
+flags (each also PITH_<NAME> in the environment or a key in the --config JSON file):
+`
+
+func run(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Print(usage + config.Usage())
+		return nil
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		cfg, _, err := config.Load("serve", rest, os.Getenv)
+		if err != nil {
+			return err
+		}
+		return runServe(ctx, cfg)
+	case "migrate":
+		cfg, _, err := config.Load("migrate", rest, os.Getenv)
+		if err != nil {
+			return err
+		}
+		db, err := openDB(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		fmt.Printf("migrated %s database\n", db.Dialect())
+		return nil
+	case "admin":
+		if len(rest) == 0 || rest[0] != "password" {
+			return fmt.Errorf("usage: pith admin password [NEW] [flags]")
+		}
+		cfg, pos, err := config.Load("admin password", rest[1:], os.Getenv)
+		if err != nil {
+			return err
+		}
+		return adminPassword(ctx, cfg, pos)
+	case "version":
+		return printVersions()
+	}
+	return fmt.Errorf("unknown command %q; run pith --help", cmd)
+}

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"pith/api"
+	"pith/blob"
+	"pith/blob/driver/fs"
+	"pith/config"
+	"pith/content/file"
+	"pith/meta"
+	"pith/serve"
+	"pith/task"
+)
+
+func logger(cfg config.Config) *slog.Logger {
+	var lvl slog.Level
+	lvl.UnmarshalText([]byte(cfg.LogLevel))
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+}
+
+// openDB opens and migrates the metadata store, creating the data directory for SQLite.
+func openDB(ctx context.Context, cfg config.Config) (*meta.DB, error) {
+	if err := os.MkdirAll(cfg.Data, 0o750); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	db, err := meta.Open(ctx, cfg.Database)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func randomPassword() string {
+	b := make([]byte, 18)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// ensureAdmin creates the admin user on first start, with PITH_ADMIN_PASSWORD or a
+// generated password printed once.
+func ensureAdmin(ctx context.Context, db *meta.DB, log *slog.Logger) error {
+	ok, err := meta.UserExists(ctx, db, "admin")
+	if err != nil || ok {
+		return err
+	}
+	pw := os.Getenv("PITH_ADMIN_PASSWORD")
+	generated := pw == ""
+	if generated {
+		pw = randomPassword()
+	}
+	if err := meta.SetPassword(ctx, db, "admin", pw, true); err != nil {
+		return err
+	}
+	if generated {
+		fmt.Fprintf(os.Stderr, "\n  created user \"admin\" with password: %s\n  (shown once; reset with `pith admin password`)\n\n", pw)
+	} else {
+		log.Info("created user admin with the password from PITH_ADMIN_PASSWORD")
+	}
+	return nil
+}
+
+func adminPassword(ctx context.Context, cfg config.Config, args []string) error {
+	db, err := openDB(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	pw := ""
+	if len(args) > 0 {
+		pw = args[0]
+	} else if v := os.Getenv("PITH_ADMIN_PASSWORD"); v != "" {
+		pw = v
+	}
+	generated := pw == ""
+	if generated {
+		pw = randomPassword()
+	}
+	if err := meta.SetPassword(ctx, db, "admin", pw, true); err != nil {
+		return err
+	}
+	if generated {
+		fmt.Printf("new password for admin: %s\n", pw)
+	} else {
+		fmt.Println("password for admin updated")
+	}
+	return nil
+}
+
+func printVersions() error {
+	for _, v := range api.Versions {
+		fmt.Printf("%s %s\n", v.Component, v.Version)
+	}
+	return nil
+}
+
+// node is everything one process runs.
+type node struct {
+	db      *meta.DB
+	store   *blob.Store
+	queue   *task.Queue
+	api     *api.Server
+	content *serve.Server
+	log     *slog.Logger
+}
+
+func build(ctx context.Context, cfg config.Config) (*node, error) {
+	log := logger(cfg)
+	db, err := openDB(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	drv, err := fs.New(filepath.Join(cfg.Data, "blobs"))
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	store, err := blob.New(drv, cfg.AllowedChecksums)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("allowed-checksums: %w", err)
+	}
+	uploads := filepath.Join(cfg.Data, "uploads")
+	if err := os.MkdirAll(uploads, 0o750); err != nil {
+		db.Close()
+		return nil, err
+	}
+	funcs := map[string]task.Func{}
+	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log})
+	content := serve.New(db, store, serve.Options{GracePeriod: cfg.GracePeriod(), Logger: log, CacheSize: config.Profile(cfg.Tuning).CacheSize})
+	ft := file.New(db, store, content.Invalidate)
+	a, err := api.New(api.Config{
+		DB: db, Store: store, Queue: q, Content: content, ContentOrigin: cfg.ContentOrigin, UploadDir: uploads, Logger: log,
+		OrphanProtection: cfg.OrphanProtection(), GracePeriod: cfg.GracePeriod(),
+		AfterVersion: ft.AfterVersion, Refetch: ft.Refetch, FetchURL: ft.FetchURL,
+	})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	for name, fn := range a.TaskFuncs() {
+		funcs[name] = fn
+	}
+	for name, fn := range ft.TaskFuncs() {
+		funcs[name] = fn
+	}
+	return &node{db: db, store: store, queue: q, api: a, content: content, log: log}, nil
+}
+
+// handler routes the API and the content app.
+func (n *node) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/pulp/api/v3/", n.api)
+	mux.Handle("/pulp/content/", n.content)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" || r.URL.Path == "/pulp/" || r.URL.Path == "/pulp/api/v3" {
+			http.Redirect(w, r, "/pulp/api/v3/status/", http.StatusFound)
+			return
+		}
+		http.NotFound(w, r)
+	})
+	return mux
+}
+
+func serveAll(ctx context.Context, cfg config.Config, n *node) error {
+	if err := ensureAdmin(ctx, n.db, n.log); err != nil {
+		return err
+	}
+	if err := n.queue.Start(ctx); err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	for _, kind := range []string{"api", "content"} {
+		id, err := task.RegisterApp(ctx, n.db, fmt.Sprintf("%s-%d@%s", kind, os.Getpid(), host), kind)
+		if err != nil {
+			return err
+		}
+		go func() {
+			t := time.NewTicker(10 * time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					task.Heartbeat(ctx, n.db, id)
+				}
+			}
+		}()
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	srv := &http.Server{Handler: n.handler(), ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
+	n.log.Info("pith serving", "listen", ln.Addr().String(), "database", n.db.Dialect().String(), "data", cfg.Data, "workers", cfg.Workers)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+		return nil
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	}
+}
+
+func runServe(ctx context.Context, cfg config.Config) error {
+	n, err := build(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer n.db.Close()
+	return serveAll(ctx, cfg, n)
+}

@@ -1,0 +1,248 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting of a pith process.
+type Config struct {
+	Listen        string `json:"listen"`         // API and content address, host:port
+	Data          string `json:"data"`           // data directory: blobs, uploads, the SQLite file
+	Database      string `json:"database"`       // SQLite file path or postgres:// URL
+	ContentOrigin string `json:"content_origin"` // scheme://host:port clients use for content
+	Tuning        string `json:"tuning"`         // small, medium, large, xlarge or auto
+	Workers       int    `json:"workers"`        // task workers in this process (0 = from tuning)
+	LogLevel      string `json:"log_level"`      // debug, info, warn, error
+
+	AllowedChecksums []string `json:"allowed_checksums"`
+	// OrphanProtectionMinutes keeps new unreferenced content from orphan cleanup.
+	OrphanProtectionMinutes int `json:"orphan_protection_minutes"`
+	// PublicationGraceMinutes keeps a superseded publication servable.
+	PublicationGraceMinutes int `json:"publication_grace_minutes"`
+}
+
+// Defaults are the embedded single-machine settings.
+func Defaults() Config {
+	return Config{
+		Listen:                  "127.0.0.1:24817",
+		Data:                    "./pith-data",
+		Tuning:                  "auto",
+		LogLevel:                "info",
+		AllowedChecksums:        []string{"sha224", "sha256", "sha384", "sha512"},
+		OrphanProtectionMinutes: 1440,
+		PublicationGraceMinutes: 3 * 24 * 60,
+	}
+}
+
+// setting binds one field to its flag, environment variable and description.
+type setting struct {
+	name  string // flag name; the env var is PITH_ + upper(name with - → _)
+	usage string
+	get   func(c *Config) string
+	set   func(c *Config, v string) error
+}
+
+func str(p func(c *Config) *string) (func(*Config) string, func(*Config, string) error) {
+	return func(c *Config) string { return *p(c) }, func(c *Config, v string) error { *p(c) = v; return nil }
+}
+
+func num(name string, p func(c *Config) *int) (func(*Config) string, func(*Config, string) error) {
+	return func(c *Config) string { return strconv.Itoa(*p(c)) }, func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not a whole number", name, v)
+		}
+		*p(c) = n
+		return nil
+	}
+}
+
+func settings() []setting {
+	var out []setting
+	add := func(name, usage string, get func(*Config) string, set func(*Config, string) error) {
+		out = append(out, setting{name, usage, get, set})
+	}
+	g, s := str(func(c *Config) *string { return &c.Listen })
+	add("listen", "address to listen on (host:port)", g, s)
+	g, s = str(func(c *Config) *string { return &c.Data })
+	add("data", "data directory (blobs, uploads, SQLite database)", g, s)
+	g, s = str(func(c *Config) *string { return &c.Database })
+	add("database", "SQLite file path or postgres://user:pass@host:port/db (default: <data>/pith.db)", g, s)
+	g, s = str(func(c *Config) *string { return &c.ContentOrigin })
+	add("content-origin", "origin clients use to reach content (default: http://<listen>)", g, s)
+	g, s = str(func(c *Config) *string { return &c.Tuning })
+	add("tuning", "tuning profile: small, medium, large, xlarge or auto", g, s)
+	g, s = num("workers", func(c *Config) *int { return &c.Workers })
+	add("workers", "task workers in this process (0 = from the tuning profile)", g, s)
+	g, s = str(func(c *Config) *string { return &c.LogLevel })
+	add("log-level", "debug, info, warn or error", g, s)
+	add("allowed-checksums", "comma-separated digests to record (sha256 always)",
+		func(c *Config) string { return strings.Join(c.AllowedChecksums, ",") },
+		func(c *Config, v string) error { c.AllowedChecksums = strings.Split(v, ","); return nil })
+	g, s = num("orphan-protection-minutes", func(c *Config) *int { return &c.OrphanProtectionMinutes })
+	add("orphan-protection-minutes", "minutes new unreferenced content is safe from orphan cleanup", g, s)
+	g, s = num("publication-grace-minutes", func(c *Config) *int { return &c.PublicationGraceMinutes })
+	add("publication-grace-minutes", "minutes a superseded publication stays servable", g, s)
+	return out
+}
+
+// EnvName is the environment variable of a setting.
+func EnvName(flagName string) string {
+	return "PITH_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// Load builds the configuration from defaults, the config file (--config or
+// PITH_CONFIG), the environment and the flags in args. It returns the remaining
+// positional arguments.
+func Load(name string, args []string, getenv func(string) string) (Config, []string, error) {
+	c := Defaults()
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	configFile := fs.String("config", getenv("PITH_CONFIG"), "JSON config file (env PITH_CONFIG)")
+	flagged := map[string]*string{}
+	for _, st := range settings() {
+		flagged[st.name] = fs.String(st.name, "", st.usage+" (env "+EnvName(st.name)+")")
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, nil, err
+	}
+	if *configFile != "" {
+		b, err := os.ReadFile(*configFile)
+		if err != nil {
+			return c, nil, fmt.Errorf("config file: %w", err)
+		}
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&c); err != nil {
+			return c, nil, fmt.Errorf("config file %s: %w", *configFile, err)
+		}
+	}
+	for _, st := range settings() {
+		if v := getenv(EnvName(st.name)); v != "" {
+			if err := st.set(&c, v); err != nil {
+				return c, nil, fmt.Errorf("environment %s: %w", EnvName(st.name), err)
+			}
+		}
+	}
+	var ferr error
+	fs.Visit(func(f *flag.Flag) {
+		for _, st := range settings() {
+			if st.name == f.Name {
+				if err := st.set(&c, *flagged[st.name]); err != nil && ferr == nil {
+					ferr = fmt.Errorf("flag --%s: %w", f.Name, err)
+				}
+			}
+		}
+	})
+	if ferr != nil {
+		return c, nil, ferr
+	}
+	c.fill()
+	return c, fs.Args(), c.Validate()
+}
+
+func (c *Config) fill() {
+	if c.Database == "" {
+		c.Database = filepath.Join(c.Data, "pith.db")
+	}
+	if c.ContentOrigin == "" {
+		c.ContentOrigin = "http://" + c.Listen
+	}
+	c.ContentOrigin = strings.TrimSuffix(c.ContentOrigin, "/")
+	if c.Workers == 0 {
+		c.Workers = Profile(c.Tuning).Workers
+	}
+}
+
+// Validate checks every setting and names the first bad one.
+func (c Config) Validate() error {
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		return fmt.Errorf("listen: %q is not host:port: %w", c.Listen, err)
+	}
+	if c.Data == "" {
+		return errors.New("data: must not be empty")
+	}
+	if strings.Contains(c.Database, "://") && !strings.HasPrefix(c.Database, "postgres://") && !strings.HasPrefix(c.Database, "postgresql://") {
+		return fmt.Errorf("database: %q is neither a file path nor a postgres:// URL", c.Database)
+	}
+	if u, err := url.Parse(c.ContentOrigin); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("content-origin: %q is not an http(s) origin", c.ContentOrigin)
+	}
+	if _, ok := profiles[c.Tuning]; !ok && c.Tuning != "auto" {
+		return fmt.Errorf("tuning: %q is not one of small, medium, large, xlarge, auto", c.Tuning)
+	}
+	if c.Workers < 0 {
+		return fmt.Errorf("workers: %d must not be negative", c.Workers)
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("log-level: %q is not one of debug, info, warn, error", c.LogLevel)
+	}
+	if c.OrphanProtectionMinutes < 0 || c.PublicationGraceMinutes < 0 {
+		return errors.New("orphan-protection-minutes and publication-grace-minutes must not be negative")
+	}
+	return nil
+}
+
+// OrphanProtection is the orphan protection time.
+func (c Config) OrphanProtection() time.Duration {
+	return time.Duration(c.OrphanProtectionMinutes) * time.Minute
+}
+
+// GracePeriod is how long superseded publications stay servable.
+func (c Config) GracePeriod() time.Duration {
+	return time.Duration(c.PublicationGraceMinutes) * time.Minute
+}
+
+// Tuning is one profile's numbers.
+type Tuning struct {
+	Name      string
+	Workers   int // task workers per process
+	DBConns   int // database connections per process
+	CacheSize int // content-app path cache entries
+}
+
+var profiles = map[string]Tuning{
+	"small":  {"small", 2, 8, 10_000},
+	"medium": {"medium", 4, 16, 100_000},
+	"large":  {"large", 8, 32, 500_000},
+	"xlarge": {"xlarge", 16, 64, 1_000_000},
+}
+
+// Profile returns a tuning profile by name; "auto" picks by CPU count.
+func Profile(name string) Tuning {
+	if p, ok := profiles[name]; ok {
+		return p
+	}
+	switch n := runtime.NumCPU(); {
+	case n <= 2:
+		return profiles["small"]
+	case n <= 8:
+		return profiles["medium"]
+	case n <= 32:
+		return profiles["large"]
+	}
+	return profiles["xlarge"]
+}
+
+// Usage lists the settings for --help output and docs.
+func Usage() string {
+	var b strings.Builder
+	b.WriteString("  --config FILE  JSON config file (env PITH_CONFIG)\n")
+	for _, st := range settings() {
+		fmt.Fprintf(&b, "  --%s  %s (env %s)\n", st.name, st.usage, EnvName(st.name))
+	}
+	return b.String()
+}

@@ -1,0 +1,228 @@
+package file
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"pith/blob"
+	"pith/content"
+	"pith/content/download"
+	"pith/meta"
+	"pith/task"
+)
+
+// entryResult is what a sync learned about one manifest line.
+type entryResult struct {
+	Entry
+	artifact *meta.Artifact // stored (immediate, or already present)
+	url      string
+}
+
+func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
+	var a SyncArgs
+	if err := r.Args(&a); err != nil {
+		return err
+	}
+	repo, err := meta.RepositoryByPulpID(ctx, p.db, a.Repository)
+	if err != nil {
+		return err
+	}
+	remote, err := meta.RemoteByPulpID(ctx, p.db, a.Remote)
+	if err != nil {
+		return err
+	}
+	cfg, err := content.DownloadConfig(remote)
+	if err != nil {
+		return fmt.Errorf("remote %q: %w", remote.Name, err)
+	}
+	d, err := download.New(cfg)
+	if err != nil {
+		return fmt.Errorf("remote %q: %w", remote.Name, err)
+	}
+
+	// 1. The manifest, staged to a temporary file while it is hashed.
+	pm := r.Progress("sync.downloading.metadata", "Downloading Metadata Files", 1)
+	mf, digest, err := p.fetchManifest(ctx, d, remote.URL)
+	if err != nil {
+		pm.Finish(err)
+		return err
+	}
+	defer mf.Close()
+	pm.Add(1)
+	pm.Finish(nil)
+
+	var attrs repoAttrs
+	json.Unmarshal(repo.Attrs, &attrs)
+	state := syncState{ManifestSHA256: digest, URL: remote.URL, Policy: remote.Policy, Mirror: a.Mirror, Version: repo.LatestVersion}
+	if last := attrs.LastSync; last != nil && *last == state {
+		r.Progress("sync.skipped", "Skipping sync: the manifest has not changed since the last sync", 0).Finish(nil)
+		return nil
+	}
+
+	// 2. The whole manifest is parsed and checked before anything is downloaded.
+	base := manifestURLBase(remote.URL)
+	var entries []*entryResult
+	if err := ParseManifest(mf, func(e Entry) error {
+		entries = append(entries, &entryResult{Entry: e, url: joinURL(base, e.RelativePath)})
+		return nil
+	}); err != nil {
+		return fmt.Errorf("manifest %s: %w", remote.URL, err)
+	}
+
+	// 3. Files: reuse stored artifacts; download the rest when the policy is immediate.
+	for _, e := range entries {
+		if art, err := meta.ArtifactBySHA256(ctx, p.db, e.Digest); err == nil {
+			if _, serr := p.store.Stat(ctx, e.Digest); serr == nil {
+				e.artifact = &art
+			}
+		} else if !errors.Is(err, meta.ErrNotFound) {
+			return err
+		}
+	}
+	if remote.Policy == "immediate" {
+		if err := p.downloadAll(ctx, r, d, entries); err != nil {
+			return err
+		}
+	}
+
+	// 4. Units, artifacts and the new version in one transaction.
+	pa := r.Progress("associating.content", "Associating Content", int64(len(entries)))
+	var v meta.Version
+	var created bool
+	err = p.db.Tx(ctx, func(tx *meta.Tx) error {
+		ids := make([]int64, 0, len(entries))
+		for _, e := range entries {
+			f := meta.ContentFile{RelativePath: e.RelativePath, RemoteID: &remote.ID, URL: e.url, SHA256: e.Digest}
+			size := e.Size
+			f.Size = &size
+			if e.artifact != nil {
+				art, _, err := meta.PutArtifact(ctx, tx, *e.artifact)
+				if err != nil {
+					return err
+				}
+				f.ArtifactID = &art.ID
+			}
+			attrs, _ := json.Marshal(map[string]string{"relative_path": e.RelativePath, "digest": e.Digest})
+			c, _, err := meta.PutContent(ctx, tx, meta.Content{Type: Type, NaturalKey: e.Digest + ":" + e.RelativePath, RepoKey: e.RelativePath,
+				RelativePath: e.RelativePath, Digest: e.Digest, Attrs: attrs}, []meta.ContentFile{f})
+			if err != nil {
+				return err
+			}
+			ids = append(ids, c.ID)
+		}
+		var err error
+		v, created, err = meta.NewVersion(ctx, tx, repo.ID, meta.Change{RemoveAll: a.Mirror, Add: ids})
+		if err != nil {
+			return err
+		}
+		state.Version = v.Number
+		attrs.LastSync = &state
+		var cur map[string]json.RawMessage
+		json.Unmarshal(repo.Attrs, &cur)
+		if cur == nil {
+			cur = map[string]json.RawMessage{}
+		}
+		ls, _ := json.Marshal(state)
+		cur["last_sync"] = ls
+		b, _ := json.Marshal(cur)
+		_, err = tx.Exec(ctx, `UPDATE repositories SET attrs = ? WHERE id = ?`, string(b), repo.ID)
+		return err
+	})
+	if err != nil {
+		pa.Finish(err)
+		return fmt.Errorf("save sync of repository %q: %w", repo.Name, err)
+	}
+	pa.Add(int64(len(entries)))
+	pa.Finish(nil)
+	if created {
+		r.Created(fmt.Sprintf("/pulp/api/v3/repositories/file/file/%s/versions/%d/", repo.PulpID, v.Number))
+		p.invalidate()
+		repo, err = meta.RepositoryByID(ctx, p.db, repo.ID)
+		if err != nil {
+			return err
+		}
+		return p.AfterVersion(ctx, r, repo, v)
+	}
+	return nil
+}
+
+// fetchManifest downloads the manifest into an unnamed temporary file, returning it
+// rewound, with its sha256.
+func (p *Plugin) fetchManifest(ctx context.Context, d *download.Downloader, url string) (io.ReadCloser, string, error) {
+	resp, err := d.Get(ctx, url)
+	if err != nil {
+		return nil, "", fmt.Errorf("download manifest: %w", err)
+	}
+	defer resp.Body.Close()
+	f, err := tempFile()
+	if err != nil {
+		return nil, "", err
+	}
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(f, h), resp.Body); err != nil {
+		f.Close()
+		return nil, "", fmt.Errorf("download manifest %s: %w", url, err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, "", err
+	}
+	return f, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// downloadAll fetches every entry without a stored artifact; the downloader bounds the
+// concurrency per remote. The first failure cancels the rest.
+func (p *Plugin) downloadAll(ctx context.Context, r *task.Run, d *download.Downloader, entries []*entryResult) error {
+	var todo []*entryResult
+	for _, e := range entries {
+		if e.artifact == nil {
+			todo = append(todo, e)
+		}
+	}
+	pd := r.Progress("sync.downloading.artifacts", "Downloading Artifacts", int64(len(todo)))
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	work := make(chan *entryResult)
+	var wg sync.WaitGroup
+	for i := 0; i < d.Concurrency(); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for e := range work {
+				dg, err := p.fetchBlob(ctx, d, e.url, download.Expect{Size: e.Size, SHA256: e.Digest})
+				if err != nil {
+					cancel(fmt.Errorf("%s: %w", e.RelativePath, err))
+					continue
+				}
+				art := artifactOf(dg)
+				e.artifact = &art
+				pd.Add(1)
+			}
+		}()
+	}
+	for _, e := range todo {
+		select {
+		case work <- e:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(work)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		pd.Finish(err)
+		return err
+	}
+	pd.Finish(nil)
+	return nil
+}
+
+var _ = blob.ErrNotFound

@@ -1,0 +1,74 @@
+package content
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"pith/content/download"
+	"pith/meta"
+)
+
+// remoteAttrs are the download settings of a remote's attrs (Pulp's field names).
+type remoteAttrs struct {
+	CACert              *string             `json:"ca_cert"`
+	ClientCert          *string             `json:"client_cert"`
+	ClientKey           *string             `json:"client_key"`
+	TLSValidation       *bool               `json:"tls_validation"`
+	ProxyURL            *string             `json:"proxy_url"`
+	ProxyUsername       *string             `json:"proxy_username"`
+	ProxyPassword       *string             `json:"proxy_password"`
+	Username            *string             `json:"username"`
+	Password            *string             `json:"password"`
+	MaxRetries          *int64              `json:"max_retries"`
+	TotalTimeout        *float64            `json:"total_timeout"`
+	ConnectTimeout      *float64            `json:"connect_timeout"`
+	SockConnectTimeout  *float64            `json:"sock_connect_timeout"`
+	SockReadTimeout     *float64            `json:"sock_read_timeout"`
+	Headers             []map[string]string `json:"headers"`
+	DownloadConcurrency *int64              `json:"download_concurrency"`
+	RateLimit           *int64              `json:"rate_limit"`
+}
+
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func num[T int64 | float64](p *T) T {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// DownloadConfig turns a stored remote into downloader settings.
+func DownloadConfig(r meta.Remote) (download.Config, error) {
+	var a remoteAttrs
+	if len(r.Attrs) > 0 {
+		if err := json.Unmarshal(r.Attrs, &a); err != nil {
+			return download.Config{}, fmt.Errorf("remote %q: settings: %w", r.Name, err)
+		}
+	}
+	c := download.Config{
+		URL: r.URL, CACert: str(a.CACert), ClientCert: str(a.ClientCert), ClientKey: str(a.ClientKey), TLSValidation: true,
+		ProxyURL: str(a.ProxyURL), ProxyUsername: str(a.ProxyUsername), ProxyPassword: str(a.ProxyPassword),
+		Username: str(a.Username), Password: str(a.Password), MaxRetries: int(num(a.MaxRetries)),
+		TotalTimeout: num(a.TotalTimeout), ConnectTimeout: num(a.ConnectTimeout), SockConnectTimeout: num(a.SockConnectTimeout),
+		SockReadTimeout: num(a.SockReadTimeout), DownloadConcurrency: int(num(a.DownloadConcurrency)), RateLimit: int(num(a.RateLimit)),
+		Headers: map[string]string{},
+	}
+	if a.TLSValidation != nil {
+		c.TLSValidation = *a.TLSValidation
+	}
+	if a.MaxRetries != nil && *a.MaxRetries == 0 {
+		c.MaxRetries = -1 // explicitly no retries
+	}
+	for _, h := range a.Headers {
+		for k, v := range h {
+			c.Headers[k] = v
+		}
+	}
+	return c, nil
+}

@@ -1,0 +1,223 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"pith/internal/testpg"
+)
+
+const adminPassword = "e2e-secret"
+
+var pithBin string
+
+func TestMain(m *testing.M) {
+	pithBin = os.Getenv("PITH_BIN")
+	if pithBin == "" {
+		dir, err := os.MkdirTemp("", "pith-e2e-bin")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		pithBin = filepath.Join(dir, "pith")
+		cmd := exec.Command("go", "build", "-o", pithBin, "pith/cmd/pith")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build pith:", err)
+			os.Exit(1)
+		}
+		defer os.RemoveAll(dir)
+	}
+	testpg.Main(m)
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// server is a running pith process.
+type server struct {
+	addr string
+	url  string
+	data string
+	log  *bytes.Buffer
+}
+
+// startPith runs `pith serve` on a fresh data directory and database until the test ends.
+func startPith(t *testing.T, database string) *server {
+	t.Helper()
+	s := &server{addr: freePort(t), data: t.TempDir(), log: &bytes.Buffer{}}
+	s.url = "http://" + s.addr
+	args := []string{"serve", "--listen", s.addr, "--data", s.data, "--workers", "2"}
+	if database != "" {
+		args = append(args, "--database", database)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, pithBin, args...)
+	cmd.Env = append(os.Environ(), "PITH_ADMIN_PASSWORD="+adminPassword)
+	cmd.Stdout, cmd.Stderr = s.log, s.log
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("pith log:\n%s", s.log.String())
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(s.url + "/pulp/api/v3/status/")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return s
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pith did not become ready: %v\n%s", err, s.log.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// cli runs the real pulp CLI against a server with its own config and cache.
+type cli struct {
+	t   *testing.T
+	bin string
+	env []string
+}
+
+func newCLI(t *testing.T, s *server) *cli {
+	t.Helper()
+	bin := os.Getenv("PITH_PULP_CLI")
+	if bin == "" {
+		if p, err := exec.LookPath("pulp"); err == nil {
+			bin = p
+		} else {
+			t.Fatal("the pulp CLI is needed: set PITH_PULP_CLI (scripts/test installs pulp-cli 0.41.1)")
+		}
+	}
+	home := t.TempDir()
+	cfgDir := filepath.Join(home, "config", "pulp")
+	os.MkdirAll(cfgDir, 0o755)
+	toml := fmt.Sprintf("[cli]\nbase_url = %q\nusername = \"admin\"\npassword = %q\nverify_ssl = false\nformat = \"json\"\ntimeout = 120\n", s.url, adminPassword)
+	if err := os.WriteFile(filepath.Join(cfgDir, "cli.toml"), []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"))
+	return &cli{t: t, bin: bin, env: env}
+}
+
+// run runs a pulp command and returns its stdout; a failure fails the test.
+func (c *cli) run(args ...string) string {
+	c.t.Helper()
+	out, err := c.try(args...)
+	if err != nil {
+		c.t.Fatalf("pulp %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func (c *cli) try(args ...string) (string, error) {
+	cmd := exec.Command(c.bin, args...)
+	cmd.Env = c.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil {
+		return stdout.String() + stderr.String(), err
+	}
+	return stdout.String(), nil
+}
+
+// json runs a pulp command and decodes its JSON output.
+func (c *cli) json(v any, args ...string) {
+	c.t.Helper()
+	out := c.run(args...)
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		c.t.Fatalf("pulp %s: output is not JSON: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// get fetches a URL and returns status and body.
+func get(t *testing.T, url string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
+}
+
+// fixtures serves ../shared/data on 127.0.0.1 like a mirror would.
+func fixtures(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("PITH_SHARED_DATA")
+	if dir == "" {
+		dir = "../../shared/data"
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("shared test data not found at %s (set PITH_SHARED_DATA): %v", dir, err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir(dir)))
+	// /slow/ is a mirror that never finishes sending its one file, to test cancel.
+	mux.HandleFunc("/slow/PULP_MANIFEST", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "slow.bin,%s,%d\n", strings.Repeat("0", 64), 1<<30)
+	})
+	mux.HandleFunc("/slow/slow.bin", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", fmt.Sprint(1<<30))
+		w.WriteHeader(200)
+		for i := 0; i < 600; i++ {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+				w.Write(make([]byte, 1024))
+				w.(http.Flusher).Flush()
+			}
+		}
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + l.Addr().String()
+}
+
+// databases are the metadata stores every e2e test runs against.
+func databases(t *testing.T) map[string]func(t *testing.T) string {
+	return map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return "" },
+		"postgres": func(t *testing.T) string { return testpg.URL(t) },
+	}
+}

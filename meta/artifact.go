@@ -1,0 +1,103 @@
+package meta
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// Artifact is a stored file: a blob plus its digests.
+type Artifact struct {
+	ID      int64
+	PulpID  string
+	Size    int64
+	MD5     *string
+	SHA1    *string
+	SHA224  *string
+	SHA256  string
+	SHA384  *string
+	SHA512  *string
+	Created int64
+	Updated int64
+}
+
+const artifactCols = "a.id, a.pulp_id, a.size, a.md5, a.sha1, a.sha224, a.sha256, a.sha384, a.sha512, a.created, a.updated"
+
+func scanArtifact(r interface{ Scan(...any) error }) (Artifact, error) {
+	var a Artifact
+	err := r.Scan(&a.ID, &a.PulpID, &a.Size, &a.MD5, &a.SHA1, &a.SHA224, &a.SHA256, &a.SHA384, &a.SHA512, &a.Created, &a.Updated)
+	return a, err
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// PutArtifact records a committed blob, returning the existing row when one with the
+// same sha256 exists (identical content is stored once). created reports a new row.
+func PutArtifact(ctx context.Context, q Querier, a Artifact) (Artifact, bool, error) {
+	now := Now()
+	if a.PulpID == "" {
+		a.PulpID = NewID()
+	}
+	res, err := q.Exec(ctx, `INSERT INTO artifacts (pulp_id, size, md5, sha1, sha224, sha256, sha384, sha512, created, updated, timestamp_of_interest)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING`,
+		a.PulpID, a.Size, a.MD5, a.SHA1, a.SHA224, a.SHA256, a.SHA384, a.SHA512, now, now, now)
+	if err != nil {
+		return Artifact{}, false, fmt.Errorf("insert artifact %s: %w", a.SHA256, err)
+	}
+	n, _ := res.RowsAffected()
+	got, err := ArtifactBySHA256(ctx, q, a.SHA256)
+	if err != nil {
+		return Artifact{}, false, err
+	}
+	if n == 0 {
+		// Protect the existing artifact from orphan cleanup: someone is using it again.
+		q.Exec(ctx, `UPDATE artifacts SET timestamp_of_interest = ? WHERE id = ?`, now, got.ID)
+	}
+	return got, n > 0, nil
+}
+
+// ArtifactBySHA256 finds an artifact by digest.
+func ArtifactBySHA256(ctx context.Context, q Querier, sha256 string) (Artifact, error) {
+	a, err := scanArtifact(q.QueryRow(ctx, "SELECT "+artifactCols+" FROM artifacts a WHERE a.sha256 = ?", sha256))
+	return a, noRows(err, "artifact with sha256", sha256)
+}
+
+// ArtifactByPulpID finds an artifact by its href UUID.
+func ArtifactByPulpID(ctx context.Context, q Querier, id string) (Artifact, error) {
+	a, err := scanArtifact(q.QueryRow(ctx, "SELECT "+artifactCols+" FROM artifacts a WHERE a.pulp_id = ?", id))
+	return a, noRows(err, "artifact", id)
+}
+
+// ArtifactByID finds an artifact by key.
+func ArtifactByID(ctx context.Context, q Querier, id int64) (Artifact, error) {
+	a, err := scanArtifact(q.QueryRow(ctx, "SELECT "+artifactCols+" FROM artifacts a WHERE a.id = ?", id))
+	return a, noRows(err, "artifact", fmt.Sprint(id))
+}
+
+// ListArtifacts selects a page of artifacts (alias a).
+func ListArtifacts(ctx context.Context, q Querier, l List) ([]Artifact, int64, error) {
+	return page(ctx, q, artifactCols, "artifacts a", "a.id", l, func(r *sql.Rows) (Artifact, error) { return scanArtifact(r) })
+}
+
+// ErrInUse means a row is still referenced and cannot be deleted.
+var ErrInUse = fmt.Errorf("in use")
+
+// DeleteArtifact deletes an artifact row that no content or publication references. The
+// caller deletes the blob afterwards (a row never points at a missing blob).
+func DeleteArtifact(ctx context.Context, q Querier, id int64) error {
+	var n int
+	err := q.QueryRow(ctx, `SELECT (SELECT count(*) FROM content_artifacts WHERE artifact_id = ?) + (SELECT count(*) FROM published_files WHERE artifact_id = ?)`, id, id).Scan(&n)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return fmt.Errorf("artifact is referenced by %d content units or publications: %w", n, ErrInUse)
+	}
+	_, err = q.Exec(ctx, `DELETE FROM artifacts WHERE id = ?`, id)
+	return err
+}

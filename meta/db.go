@@ -1,0 +1,245 @@
+package meta
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Errors callers map to API responses.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("already exists")
+)
+
+// DB is the metadata store.
+type DB struct {
+	sql     *sql.DB
+	dialect Dialect
+	dsn     string
+}
+
+// Open connects to the database named by dsn: a postgres:// or postgresql:// URL, or a
+// SQLite file path. It does not migrate; call Migrate.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	if dsn == "" {
+		return nil, errors.New("meta: empty database setting")
+	}
+	var (
+		db  *sql.DB
+		d   Dialect
+		err error
+	)
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		d = Postgres
+		db, err = sql.Open("pgx", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("meta: open postgres: %w", err)
+		}
+		db.SetMaxOpenConns(20)
+		db.SetMaxIdleConns(20)
+		db.SetConnMaxIdleTime(5 * time.Minute)
+	} else {
+		d = SQLite
+		q := "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)" +
+			"&_pragma=foreign_keys(ON)&_txlock=immediate"
+		db, err = sql.Open("sqlite", "file:"+dsn+q)
+		if err != nil {
+			return nil, fmt.Errorf("meta: open sqlite %s: %w", dsn, err)
+		}
+		// SQLite allows one writer; readers run concurrently under WAL.
+		db.SetMaxOpenConns(8)
+		db.SetMaxIdleConns(8)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("meta: connect to %s database: %w", d, err)
+	}
+	return &DB{sql: db, dialect: d, dsn: dsn}, nil
+}
+
+// Close closes the connection pool.
+func (db *DB) Close() error { return db.sql.Close() }
+
+// Dialect reports which database engine is in use.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// SQL returns the underlying pool, for packages (such as task) that keep their own
+// queries in the same database.
+func (db *DB) SQL() *sql.DB { return db.sql }
+
+// Ping checks the connection.
+func (db *DB) Ping(ctx context.Context) error { return db.sql.PingContext(ctx) }
+
+// Migrate applies the embedded migrations of the dialect that are not yet applied.
+func (db *DB) Migrate(ctx context.Context) error {
+	dir := "migrations/" + db.dialect.String()
+	entries, err := fs.ReadDir(migrations, dir)
+	if err != nil {
+		return fmt.Errorf("meta: read migrations: %w", err)
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	if _, err := db.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied BIGINT NOT NULL)`); err != nil {
+		return fmt.Errorf("meta: create schema_migrations: %w", err)
+	}
+	for _, name := range names {
+		err := db.Tx(ctx, func(tx *Tx) error {
+			var n int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			body, err := fs.ReadFile(migrations, path.Join(dir, name))
+			if err != nil {
+				return err
+			}
+			for _, stmt := range splitSQL(string(body)) {
+				if _, err := tx.tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+			}
+			_, err = tx.Exec(ctx, `INSERT INTO schema_migrations (name, applied) VALUES (?, ?)`, name, Now())
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("meta: migrate %s: %w", db.dialect, err)
+		}
+	}
+	return nil
+}
+
+// splitSQL splits a migration into statements on semicolons at line ends, dropping
+// comment-only lines.
+func splitSQL(s string) []string {
+	var out []string
+	var cur strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "--") {
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+		if strings.HasSuffix(t, ";") {
+			out = append(out, cur.String())
+			cur.Reset()
+		}
+	}
+	if strings.TrimSpace(cur.String()) != "" {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// Querier runs queries written with ? placeholders; both *DB and *Tx implement it.
+type Querier interface {
+	Exec(ctx context.Context, q string, args ...any) (sql.Result, error)
+	Query(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	QueryRow(ctx context.Context, q string, args ...any) *sql.Row
+	Dialect() Dialect
+}
+
+// Exec runs a statement.
+func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return db.sql.ExecContext(ctx, db.dialect.Rebind(q), args...)
+}
+
+// Query runs a query.
+func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return db.sql.QueryContext(ctx, db.dialect.Rebind(q), args...)
+}
+
+// QueryRow runs a query expected to return at most one row.
+func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return db.sql.QueryRowContext(ctx, db.dialect.Rebind(q), args...)
+}
+
+// Tx is a transaction with the same query methods as DB.
+type Tx struct {
+	tx      *sql.Tx
+	dialect Dialect
+	after   []func()
+}
+
+// Exec runs a statement in the transaction.
+func (tx *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return tx.tx.ExecContext(ctx, tx.dialect.Rebind(q), args...)
+}
+
+// Query runs a query in the transaction.
+func (tx *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return tx.tx.QueryContext(ctx, tx.dialect.Rebind(q), args...)
+}
+
+// QueryRow runs a single-row query in the transaction.
+func (tx *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return tx.tx.QueryRowContext(ctx, tx.dialect.Rebind(q), args...)
+}
+
+// Dialect reports the engine.
+func (tx *Tx) Dialect() Dialect { return tx.dialect }
+
+// AfterCommit registers fn to run once the transaction has committed.
+func (tx *Tx) AfterCommit(fn func()) { tx.after = append(tx.after, fn) }
+
+// Tx runs fn in a transaction, committing if it returns nil. Serialization failures on
+// PostgreSQL and busy errors on SQLite are retried a few times.
+func (db *DB) Tx(ctx context.Context, fn func(tx *Tx) error) error {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		err = db.tx(ctx, fn)
+		if err == nil || !db.dialect.retryable(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt+1) * 20 * time.Millisecond):
+		}
+	}
+	return err
+}
+
+func (db *DB) tx(ctx context.Context, fn func(tx *Tx) error) error {
+	stx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	tx := &Tx{tx: stx, dialect: db.dialect}
+	if err := fn(tx); err != nil {
+		stx.Rollback()
+		return err
+	}
+	if err := stx.Commit(); err != nil {
+		return err
+	}
+	for _, f := range tx.after {
+		f()
+	}
+	return nil
+}
+
+// Now is the current time in the store's representation.
+func Now() int64 { return time.Now().UnixMicro() }
+
+// Time converts a stored time to time.Time.
+func Time(us int64) time.Time { return time.UnixMicro(us).UTC() }

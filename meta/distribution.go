@@ -1,0 +1,170 @@
+package meta
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Distribution serves a repository's latest version or a publication under a base path.
+type Distribution struct {
+	ID            int64
+	PulpID        string
+	Type          string
+	Name          string
+	BasePath      string
+	RepositoryID  *int64
+	RepoPulpID    *string
+	RepoType      *string
+	PublicationID *int64
+	PubPulpID     *string
+	PubType       *string
+	ContentGuard  *string
+	Hidden        bool
+	Attrs         json.RawMessage
+	Labels        Labels
+	Created       int64
+	Updated       int64
+}
+
+const distCols = `d.id, d.pulp_id, d.type, d.name, d.base_path, d.repository_id,
+	(SELECT r.pulp_id FROM repositories r WHERE r.id = d.repository_id), (SELECT r.type FROM repositories r WHERE r.id = d.repository_id),
+	d.publication_id, (SELECT p.pulp_id FROM publications p WHERE p.id = d.publication_id), (SELECT p.type FROM publications p WHERE p.id = d.publication_id),
+	d.content_guard, d.hidden, d.attrs, d.labels, d.created, d.updated`
+
+func scanDist(r interface{ Scan(...any) error }) (Distribution, error) {
+	var x Distribution
+	var attrs, labels string
+	err := r.Scan(&x.ID, &x.PulpID, &x.Type, &x.Name, &x.BasePath, &x.RepositoryID, &x.RepoPulpID, &x.RepoType,
+		&x.PublicationID, &x.PubPulpID, &x.PubType, &x.ContentGuard, &x.Hidden, &attrs, &labels, &x.Created, &x.Updated)
+	x.Attrs = json.RawMessage(attrs)
+	x.Labels = parseLabels(labels)
+	return x, err
+}
+
+// checkBasePath refuses a base path that nests inside another distribution's or contains
+// one (Pulp's rule: a request path must resolve to exactly one distribution).
+func checkBasePath(ctx context.Context, q Querier, id int64, basePath string) error {
+	rows, err := q.Query(ctx, `SELECT base_path FROM distributions WHERE id <> ?`, id)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var other string
+		if err := rows.Scan(&other); err != nil {
+			return err
+		}
+		if other == basePath {
+			return fmt.Errorf("base_path %q is already used by another distribution: %w", basePath, ErrConflict)
+		}
+		if strings.HasPrefix(basePath, other+"/") || strings.HasPrefix(other, basePath+"/") {
+			return fmt.Errorf("base_path %q overlaps existing base_path %q: %w", basePath, other, ErrConflict)
+		}
+	}
+	return rows.Err()
+}
+
+// CreateDistribution inserts a distribution.
+func CreateDistribution(ctx context.Context, q Querier, x Distribution) (Distribution, error) {
+	if err := checkBasePath(ctx, q, 0, x.BasePath); err != nil {
+		return Distribution{}, err
+	}
+	now := Now()
+	if x.PulpID == "" {
+		x.PulpID = NewID()
+	}
+	var id int64
+	err := q.QueryRow(ctx, `INSERT INTO distributions (pulp_id, type, name, base_path, repository_id, publication_id, content_guard, hidden, attrs, labels, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		x.PulpID, x.Type, x.Name, x.BasePath, x.RepositoryID, x.PublicationID, x.ContentGuard, x.Hidden, rawText(x.Attrs), x.Labels.text(), now, now).Scan(&id)
+	if err != nil {
+		if IsUniqueViolation(err) {
+			return Distribution{}, fmt.Errorf("distribution named %q: %w", x.Name, ErrConflict)
+		}
+		return Distribution{}, fmt.Errorf("insert distribution %q: %w", x.Name, err)
+	}
+	return DistributionByID(ctx, q, id)
+}
+
+// DistributionByID finds a distribution by key.
+func DistributionByID(ctx context.Context, q Querier, id int64) (Distribution, error) {
+	x, err := scanDist(q.QueryRow(ctx, "SELECT "+distCols+" FROM distributions d WHERE d.id = ?", id))
+	return x, noRows(err, "distribution", fmt.Sprint(id))
+}
+
+// DistributionByPulpID finds a distribution by its href UUID.
+func DistributionByPulpID(ctx context.Context, q Querier, id string) (Distribution, error) {
+	x, err := scanDist(q.QueryRow(ctx, "SELECT "+distCols+" FROM distributions d WHERE d.pulp_id = ?", id))
+	return x, noRows(err, "distribution", id)
+}
+
+// ListDistributions selects a page of distributions (alias d).
+func ListDistributions(ctx context.Context, q Querier, l List) ([]Distribution, int64, error) {
+	return page(ctx, q, distCols, "distributions d", "d.name", l, func(r *sql.Rows) (Distribution, error) { return scanDist(r) })
+}
+
+// UpdateDistribution writes a distribution's fields. When the publication changes, the
+// superseded one stays servable until graceUntil (µs) so clients mid-update don't 404.
+func UpdateDistribution(ctx context.Context, q Querier, x Distribution, graceUntil int64) error {
+	if err := checkBasePath(ctx, q, x.ID, x.BasePath); err != nil {
+		return err
+	}
+	old, err := DistributionByID(ctx, q, x.ID)
+	if err != nil {
+		return err
+	}
+	if old.PublicationID != nil && (x.PublicationID == nil || *x.PublicationID != *old.PublicationID) {
+		if _, err := q.Exec(ctx, `INSERT INTO distribution_history (distribution_id, publication_id, expires) VALUES (?, ?, ?)
+			ON CONFLICT (distribution_id, publication_id) DO UPDATE SET expires = excluded.expires`, x.ID, *old.PublicationID, graceUntil); err != nil {
+			return err
+		}
+	}
+	_, err = q.Exec(ctx, `UPDATE distributions SET name = ?, base_path = ?, repository_id = ?, publication_id = ?, content_guard = ?, hidden = ?, attrs = ?, labels = ?, updated = ? WHERE id = ?`,
+		x.Name, x.BasePath, x.RepositoryID, x.PublicationID, x.ContentGuard, x.Hidden, rawText(x.Attrs), x.Labels.text(), Now(), x.ID)
+	if IsUniqueViolation(err) {
+		return fmt.Errorf("distribution named %q: %w", x.Name, ErrConflict)
+	}
+	return err
+}
+
+// DeleteDistribution deletes a distribution.
+func DeleteDistribution(ctx context.Context, q Querier, id int64) error {
+	_, err := q.Exec(ctx, `DELETE FROM distributions WHERE id = ?`, id)
+	return err
+}
+
+// SupersededPublications lists publications a distribution served before and that are
+// still within their grace period at now, newest first.
+func SupersededPublications(ctx context.Context, q Querier, distID, now int64) ([]int64, error) {
+	rows, err := q.Query(ctx, `SELECT publication_id FROM distribution_history WHERE distribution_id = ? AND expires > ? ORDER BY publication_id DESC`, distID, now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// LatestPublication finds the newest publication of a repository's latest version, for
+// distributions that point at a repository.
+func LatestPublication(ctx context.Context, q Querier, repoID int64) (*Publication, error) {
+	p, err := scanPub(q.QueryRow(ctx, "SELECT "+pubCols+" FROM "+pubFrom+` WHERE p.repository_id = ?
+		AND p.version_number = (SELECT max(number) FROM repository_versions WHERE repository_id = ?) ORDER BY p.id DESC LIMIT 1`, repoID, repoID))
+	if err == sql.ErrNoRows {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}

@@ -1,0 +1,114 @@
+package meta
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// List selects a page of rows. Where holds conditions written with ? placeholders, ANDed
+// together, with their arguments in Args; the API builds them from declared filters.
+type List struct {
+	Where   []string
+	Args    []any
+	OrderBy string // a column list, validated by the caller
+	Limit   int    // 0 = no limit
+	Offset  int
+}
+
+// And adds a condition.
+func (l *List) And(cond string, args ...any) {
+	l.Where = append(l.Where, cond)
+	l.Args = append(l.Args, args...)
+}
+
+func (l List) where() string {
+	if len(l.Where) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(l.Where, " AND ")
+}
+
+func (l List) tail(defaultOrder string) string {
+	o := l.OrderBy
+	if o == "" {
+		o = defaultOrder
+	}
+	s := " ORDER BY " + o
+	if l.Limit > 0 {
+		s += fmt.Sprintf(" LIMIT %d", l.Limit)
+	}
+	if l.Offset > 0 {
+		if l.Limit <= 0 {
+			s += " LIMIT -1"
+		}
+		s += fmt.Sprintf(" OFFSET %d", l.Offset)
+	}
+	return s
+}
+
+// page counts the rows matching l in from (a table with alias) and selects one page.
+func page[T any](ctx context.Context, q Querier, cols, from, defaultOrder string, l List, scan func(*sql.Rows) (T, error)) ([]T, int64, error) {
+	var total int64
+	if err := q.QueryRow(ctx, "SELECT count(*) FROM "+from+l.where(), l.Args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count %s: %w", from, err)
+	}
+	tail := l.tail(defaultOrder)
+	if q.Dialect() == Postgres {
+		tail = strings.Replace(tail, "LIMIT -1", "LIMIT ALL", 1)
+	}
+	rows, err := q.Query(ctx, "SELECT "+cols+" FROM "+from+l.where()+tail, l.Args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list %s: %w", from, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("scan %s: %w", from, err)
+		}
+		out = append(out, v)
+	}
+	return out, total, rows.Err()
+}
+
+// NewID returns a new resource UUID.
+func NewID() string { return uuid.NewString() }
+
+// Labels are Pulp's pulp_labels.
+type Labels map[string]string
+
+func (l Labels) text() string {
+	if l == nil {
+		return "{}"
+	}
+	b, _ := json.Marshal(l)
+	return string(b)
+}
+
+func parseLabels(s string) Labels {
+	l := Labels{}
+	_ = json.Unmarshal([]byte(s), &l)
+	return l
+}
+
+func rawText(r json.RawMessage) string {
+	if len(r) == 0 {
+		return "{}"
+	}
+	return string(r)
+}
+
+func notFound(what, id string) error { return fmt.Errorf("%s %s: %w", what, id, ErrNotFound) }
+
+func noRows(err error, what, id string) error {
+	if err == sql.ErrNoRows {
+		return notFound(what, id)
+	}
+	return err
+}

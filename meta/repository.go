@@ -1,0 +1,109 @@
+package meta
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+)
+
+// Repository is a versioned collection of content of one plugin type ("file.file").
+type Repository struct {
+	ID             int64
+	PulpID         string
+	Type           string
+	Name           string
+	Description    *string
+	RetainVersions *int64
+	RemoteID       *int64
+	RemotePulpID   *string
+	RemoteType     *string
+	NextVersion    int64
+	LatestVersion  int64
+	Attrs          json.RawMessage
+	Labels         Labels
+	Created        int64
+	Updated        int64
+}
+
+const repoCols = `r.id, r.pulp_id, r.type, r.name, r.description, r.retain_repo_versions, r.remote_id,
+	(SELECT m.pulp_id FROM remotes m WHERE m.id = r.remote_id), (SELECT m.type FROM remotes m WHERE m.id = r.remote_id),
+	r.next_version, (SELECT max(v.number) FROM repository_versions v WHERE v.repository_id = r.id),
+	r.attrs, r.labels, r.created, r.updated`
+
+func scanRepo(r interface{ Scan(...any) error }) (Repository, error) {
+	var x Repository
+	var attrs, labels string
+	var latest sql.NullInt64
+	err := r.Scan(&x.ID, &x.PulpID, &x.Type, &x.Name, &x.Description, &x.RetainVersions, &x.RemoteID, &x.RemotePulpID, &x.RemoteType,
+		&x.NextVersion, &latest, &attrs, &labels, &x.Created, &x.Updated)
+	x.LatestVersion = latest.Int64
+	x.Attrs = json.RawMessage(attrs)
+	x.Labels = parseLabels(labels)
+	return x, err
+}
+
+// CreateRepository inserts a repository and its empty version 0.
+func CreateRepository(ctx context.Context, q Querier, r Repository) (Repository, error) {
+	now := Now()
+	if r.PulpID == "" {
+		r.PulpID = NewID()
+	}
+	var id int64
+	err := q.QueryRow(ctx, `INSERT INTO repositories (pulp_id, type, name, description, retain_repo_versions, remote_id, next_version, attrs, labels, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) RETURNING id`,
+		r.PulpID, r.Type, r.Name, r.Description, r.RetainVersions, r.RemoteID, rawText(r.Attrs), r.Labels.text(), now, now).Scan(&id)
+	if err != nil {
+		if IsUniqueViolation(err) {
+			return Repository{}, fmt.Errorf("repository named %q: %w", r.Name, ErrConflict)
+		}
+		return Repository{}, fmt.Errorf("insert repository %q: %w", r.Name, err)
+	}
+	if _, err := q.Exec(ctx, `INSERT INTO repository_versions (pulp_id, repository_id, number, summary, created, updated) VALUES (?, ?, 0, '{}', ?, ?)`,
+		NewID(), id, now, now); err != nil {
+		return Repository{}, fmt.Errorf("insert version 0 of %q: %w", r.Name, err)
+	}
+	return RepositoryByID(ctx, q, id)
+}
+
+// RepositoryByID finds a repository by key.
+func RepositoryByID(ctx context.Context, q Querier, id int64) (Repository, error) {
+	r, err := scanRepo(q.QueryRow(ctx, "SELECT "+repoCols+" FROM repositories r WHERE r.id = ?", id))
+	return r, noRows(err, "repository", fmt.Sprint(id))
+}
+
+// RepositoryByPulpID finds a repository by its href UUID.
+func RepositoryByPulpID(ctx context.Context, q Querier, id string) (Repository, error) {
+	r, err := scanRepo(q.QueryRow(ctx, "SELECT "+repoCols+" FROM repositories r WHERE r.pulp_id = ?", id))
+	return r, noRows(err, "repository", id)
+}
+
+// ListRepositories selects a page of repositories (alias r).
+func ListRepositories(ctx context.Context, q Querier, l List) ([]Repository, int64, error) {
+	return page(ctx, q, repoCols, "repositories r", "r.name", l, func(rs *sql.Rows) (Repository, error) { return scanRepo(rs) })
+}
+
+// UpdateRepository writes the mutable fields of a repository.
+func UpdateRepository(ctx context.Context, q Querier, r Repository) error {
+	_, err := q.Exec(ctx, `UPDATE repositories SET name = ?, description = ?, retain_repo_versions = ?, remote_id = ?, attrs = ?, labels = ?, updated = ? WHERE id = ?`,
+		r.Name, r.Description, r.RetainVersions, r.RemoteID, rawText(r.Attrs), r.Labels.text(), Now(), r.ID)
+	if IsUniqueViolation(err) {
+		return fmt.Errorf("repository named %q: %w", r.Name, ErrConflict)
+	}
+	return err
+}
+
+// DeleteRepository deletes a repository with its versions, membership and publications.
+func DeleteRepository(ctx context.Context, q Querier, id int64) error {
+	for _, s := range []string{
+		`DELETE FROM repository_content WHERE repository_id = ?`,
+		`DELETE FROM publications WHERE repository_id = ?`,
+		`DELETE FROM repository_versions WHERE repository_id = ?`,
+		`DELETE FROM repositories WHERE id = ?`,
+	} {
+		if _, err := q.Exec(ctx, s, id); err != nil {
+			return fmt.Errorf("delete repository %d: %w", id, err)
+		}
+	}
+	return nil
+}

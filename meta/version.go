@@ -1,0 +1,320 @@
+package meta
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+)
+
+// Version is an immutable repository version.
+type Version struct {
+	ID           int64
+	PulpID       string
+	RepositoryID int64
+	RepoPulpID   string
+	RepoType     string
+	Number       int64
+	BaseVersion  *int64
+	Summary      Summary
+	Created      int64
+	Updated      int64
+}
+
+// Summary counts units per type that a version added, removed and holds.
+type Summary struct {
+	Added   map[string]int64 `json:"added"`
+	Removed map[string]int64 `json:"removed"`
+	Present map[string]int64 `json:"present"`
+}
+
+const versionCols = `v.id, v.pulp_id, v.repository_id, r.pulp_id, r.type, v.number, v.base_version, v.summary, v.created, v.updated`
+const versionFrom = `repository_versions v JOIN repositories r ON r.id = v.repository_id`
+
+func scanVersion(r interface{ Scan(...any) error }) (Version, error) {
+	var v Version
+	var summary string
+	err := r.Scan(&v.ID, &v.PulpID, &v.RepositoryID, &v.RepoPulpID, &v.RepoType, &v.Number, &v.BaseVersion, &summary, &v.Created, &v.Updated)
+	_ = json.Unmarshal([]byte(summary), &v.Summary)
+	return v, err
+}
+
+// VersionByNumber finds version n of a repository.
+func VersionByNumber(ctx context.Context, q Querier, repoID, n int64) (Version, error) {
+	v, err := scanVersion(q.QueryRow(ctx, "SELECT "+versionCols+" FROM "+versionFrom+" WHERE v.repository_id = ? AND v.number = ?", repoID, n))
+	return v, noRows(err, "repository version", fmt.Sprint(n))
+}
+
+// VersionByID finds a version by key.
+func VersionByID(ctx context.Context, q Querier, id int64) (Version, error) {
+	v, err := scanVersion(q.QueryRow(ctx, "SELECT "+versionCols+" FROM "+versionFrom+" WHERE v.id = ?", id))
+	return v, noRows(err, "repository version", fmt.Sprint(id))
+}
+
+// ListVersions selects a page of versions (aliases v and r).
+func ListVersions(ctx context.Context, q Querier, l List) ([]Version, int64, error) {
+	return page(ctx, q, versionCols, versionFrom, "v.number DESC", l, func(rs *sql.Rows) (Version, error) { return scanVersion(rs) })
+}
+
+// InVersion is a condition selecting units (alias c) present in version n of a
+// repository, with its arguments.
+func InVersion(repoID, n int64) (string, []any) {
+	return `EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = c.id AND rc.repository_id = ?
+		AND rc.version_added <= ? AND (rc.version_removed IS NULL OR rc.version_removed > ?))`, []any{repoID, n, n}
+}
+
+// AddedIn and RemovedIn select units (alias c) that version n added or removed.
+func AddedIn(repoID, n int64) (string, []any) {
+	return `EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = c.id AND rc.repository_id = ? AND rc.version_added = ?)`, []any{repoID, n}
+}
+
+// RemovedIn selects units (alias c) that version n removed.
+func RemovedIn(repoID, n int64) (string, []any) {
+	return `EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = c.id AND rc.repository_id = ? AND rc.version_removed = ?)`, []any{repoID, n}
+}
+
+// Change describes a new version: units to add and remove, relative to the latest
+// version or to Base when set.
+type Change struct {
+	Base      *int64
+	RemoveAll bool
+	Remove    []int64
+	Add       []int64
+}
+
+// NewVersion writes a new version of a repository from the latest one and the change, in
+// the caller's transaction. It returns created=false and the latest version when the
+// change alters nothing (no empty versions are made). The caller holds the repository's
+// exclusive task lock, so version numbers cannot race.
+func NewVersion(ctx context.Context, tx *Tx, repoID int64, ch Change) (Version, bool, error) {
+	var next int64
+	if err := tx.QueryRow(ctx, `SELECT next_version FROM repositories WHERE id = ?`, repoID).Scan(&next); err != nil {
+		return Version{}, false, noRows(err, "repository", fmt.Sprint(repoID))
+	}
+	n := next
+	if ch.Base != nil {
+		if _, err := VersionByNumber(ctx, tx, repoID, *ch.Base); err != nil {
+			return Version{}, false, fmt.Errorf("base version: %w", err)
+		}
+		// Units present now but not in the base go; units in the base but not now come back.
+		if _, err := tx.Exec(ctx, `UPDATE repository_content SET version_removed = ? WHERE repository_id = ? AND version_removed IS NULL
+			AND content_id NOT IN (SELECT content_id FROM repository_content WHERE repository_id = ? AND version_added <= ? AND (version_removed IS NULL OR version_removed > ?))`,
+			n, repoID, repoID, *ch.Base, *ch.Base); err != nil {
+			return Version{}, false, err
+		}
+		rows, err := tx.Query(ctx, `SELECT content_id FROM repository_content WHERE repository_id = ? AND version_added <= ? AND (version_removed IS NULL OR version_removed > ?)`, repoID, *ch.Base, *ch.Base)
+		if err != nil {
+			return Version{}, false, err
+		}
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			rows.Scan(&id)
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := addUnits(ctx, tx, repoID, n, ids, false); err != nil {
+			return Version{}, false, err
+		}
+	}
+	if ch.RemoveAll {
+		if _, err := tx.Exec(ctx, `DELETE FROM repository_content WHERE repository_id = ? AND version_added = ?`, repoID, n); err != nil {
+			return Version{}, false, err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE repository_content SET version_removed = ? WHERE repository_id = ? AND version_removed IS NULL`, n, repoID); err != nil {
+			return Version{}, false, err
+		}
+	}
+	if err := removeUnits(ctx, tx, repoID, n, ch.Remove); err != nil {
+		return Version{}, false, err
+	}
+	if err := addUnits(ctx, tx, repoID, n, ch.Add, true); err != nil {
+		return Version{}, false, err
+	}
+	var changed int64
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM repository_content WHERE repository_id = ? AND (version_added = ? OR version_removed = ?)`, repoID, n, n).Scan(&changed); err != nil {
+		return Version{}, false, err
+	}
+	if changed == 0 {
+		var latest int64
+		if err := tx.QueryRow(ctx, `SELECT max(number) FROM repository_versions WHERE repository_id = ?`, repoID).Scan(&latest); err != nil {
+			return Version{}, false, err
+		}
+		v, err := VersionByNumber(ctx, tx, repoID, latest)
+		return v, false, err
+	}
+	summary, err := summarize(ctx, tx, repoID, n)
+	if err != nil {
+		return Version{}, false, err
+	}
+	now := Now()
+	var id int64
+	if err := tx.QueryRow(ctx, `INSERT INTO repository_versions (pulp_id, repository_id, number, base_version, summary, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		NewID(), repoID, n, ch.Base, summary, now, now).Scan(&id); err != nil {
+		return Version{}, false, fmt.Errorf("insert version %d: %w", n, err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE repositories SET next_version = ?, updated = ? WHERE id = ?`, n+1, now, repoID); err != nil {
+		return Version{}, false, err
+	}
+	v, err := VersionByID(ctx, tx, id)
+	return v, true, err
+}
+
+const chunk = 500
+
+func chunks(ids []int64, fn func([]int64) error) error {
+	for len(ids) > 0 {
+		k := min(chunk, len(ids))
+		if err := fn(ids[:k]); err != nil {
+			return err
+		}
+		ids = ids[k:]
+	}
+	return nil
+}
+
+func removeUnits(ctx context.Context, tx *Tx, repoID, n int64, ids []int64) error {
+	return chunks(ids, func(part []int64) error {
+		in, args := inList(part)
+		// A unit added by this very version is simply dropped.
+		if _, err := tx.Exec(ctx, `DELETE FROM repository_content WHERE repository_id = ? AND version_added = ? AND content_id IN `+in, append([]any{repoID, n}, args...)...); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE repository_content SET version_removed = ? WHERE repository_id = ? AND version_removed IS NULL AND content_id IN `+in,
+			append([]any{n, repoID}, args...)...)
+		return err
+	})
+}
+
+// addUnits adds units not already present. With replace, present units that share a
+// repo key with an added unit are removed (a newer unit replaces an older one).
+func addUnits(ctx context.Context, tx *Tx, repoID, n int64, ids []int64, replace bool) error {
+	return chunks(ids, func(part []int64) error {
+		in, args := inList(part)
+		if replace {
+			if _, err := tx.Exec(ctx, `UPDATE repository_content SET version_removed = ? WHERE repository_id = ? AND version_removed IS NULL
+				AND content_id NOT IN `+in+` AND content_id IN (SELECT o.id FROM contents o JOIN contents a ON a.type = o.type AND a.repo_key = o.repo_key WHERE a.id IN `+in+`)`,
+				append(append([]any{n, repoID}, args...), args...)...); err != nil {
+				return err
+			}
+		}
+		// Un-remove units this version had removed.
+		if _, err := tx.Exec(ctx, `UPDATE repository_content SET version_removed = NULL WHERE repository_id = ? AND version_removed = ? AND content_id IN `+in,
+			append([]any{repoID, n}, args...)...); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO repository_content (repository_id, content_id, version_added)
+			SELECT ?, c.id, ? FROM contents c WHERE c.id IN `+in+` AND NOT EXISTS (SELECT 1 FROM repository_content rc
+			WHERE rc.repository_id = ? AND rc.content_id = c.id AND rc.version_removed IS NULL)
+			ON CONFLICT DO NOTHING`, append(append([]any{repoID, n}, args...), repoID)...)
+		return err
+	})
+}
+
+func summarize(ctx context.Context, q Querier, repoID, n int64) (string, error) {
+	s := Summary{Added: map[string]int64{}, Removed: map[string]int64{}, Present: map[string]int64{}}
+	for _, part := range []struct {
+		m    map[string]int64
+		cond string
+		args []any
+	}{
+		{s.Present, "rc.version_added <= ? AND (rc.version_removed IS NULL OR rc.version_removed > ?)", []any{n, n}},
+		{s.Added, "rc.version_added = ?", []any{n}},
+		{s.Removed, "rc.version_removed = ?", []any{n}},
+	} {
+		rows, err := q.Query(ctx, `SELECT c.type, count(*) FROM repository_content rc JOIN contents c ON c.id = rc.content_id
+			WHERE rc.repository_id = ? AND `+part.cond+` GROUP BY c.type`, append([]any{repoID}, part.args...)...)
+		if err != nil {
+			return "", fmt.Errorf("summarize version %d: %w", n, err)
+		}
+		for rows.Next() {
+			var t string
+			var k int64
+			if err := rows.Scan(&t, &k); err != nil {
+				rows.Close()
+				return "", err
+			}
+			part.m[t] = k
+		}
+		rows.Close()
+	}
+	b, err := json.Marshal(s)
+	return string(b), err
+}
+
+// DeleteVersion deletes a version other than 0, folding its changes into the next
+// existing version so that every other version keeps exactly its content.
+func DeleteVersion(ctx context.Context, tx *Tx, v Version) error {
+	if v.Number == 0 {
+		return fmt.Errorf("version 0 of a repository cannot be deleted: %w", ErrInUse)
+	}
+	repo, n := v.RepositoryID, v.Number
+	var next sql.NullInt64
+	if err := tx.QueryRow(ctx, `SELECT min(number) FROM repository_versions WHERE repository_id = ? AND number > ?`, repo, n).Scan(&next); err != nil {
+		return err
+	}
+	if !next.Valid {
+		// The latest version: undo its changes.
+		if _, err := tx.Exec(ctx, `DELETE FROM repository_content WHERE repository_id = ? AND version_added = ?`, repo, n); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE repository_content SET version_removed = NULL WHERE repository_id = ? AND version_removed = ?`, repo, n); err != nil {
+			return err
+		}
+	} else {
+		m := next.Int64
+		// Added in n and removed by m: never visible in a surviving version.
+		if _, err := tx.Exec(ctx, `DELETE FROM repository_content WHERE repository_id = ? AND version_added = ? AND version_removed = ?`, repo, n, m); err != nil {
+			return err
+		}
+		// Removed in n and re-added in m: one range that ends where the re-added one ends.
+		if _, err := tx.Exec(ctx, `UPDATE repository_content SET version_removed = (SELECT r2.version_removed FROM repository_content r2
+			WHERE r2.repository_id = repository_content.repository_id AND r2.content_id = repository_content.content_id AND r2.version_added = ?)
+			WHERE repository_id = ? AND version_removed = ? AND content_id IN (SELECT content_id FROM repository_content WHERE repository_id = ? AND version_added = ?)`,
+			m, repo, n, repo, m); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM repository_content WHERE repository_id = ? AND version_added = ?
+			AND content_id IN (SELECT content_id FROM repository_content WHERE repository_id = ? AND version_added < ? AND (version_removed IS NULL OR version_removed > ?))`,
+			repo, m, repo, m, m); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE repository_content SET version_added = ? WHERE repository_id = ? AND version_added = ?`, m, repo, n); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE repository_content SET version_removed = ? WHERE repository_id = ? AND version_removed = ?`, m, repo, n); err != nil {
+			return err
+		}
+		summary, err := summarize(ctx, tx, repo, m)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE repository_versions SET summary = ?, updated = ? WHERE repository_id = ? AND number = ?`, summary, Now(), repo, m); err != nil {
+			return err
+		}
+	}
+	_, err := tx.Exec(ctx, `DELETE FROM publications WHERE repository_id = ? AND version_number = ?`, repo, n)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `DELETE FROM repository_versions WHERE id = ?`, v.ID)
+	return err
+}
+
+// VersionContentIDs lists the units in version n.
+func VersionContentIDs(ctx context.Context, q Querier, repoID, n int64) ([]int64, error) {
+	rows, err := q.Query(ctx, `SELECT content_id FROM repository_content WHERE repository_id = ? AND version_added <= ? AND (version_removed IS NULL OR version_removed > ?) ORDER BY content_id`, repoID, n, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,209 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+
+	"pith/blob"
+	"pith/content"
+	"pith/content/download"
+	"pith/meta"
+)
+
+// flight is one upstream fetch of an on-demand file that other requests wait for.
+type flight struct {
+	done     chan struct{}
+	artifact *meta.Artifact // set when the file was stored
+	err      error
+}
+
+func (s *Server) downloader(m meta.Remote) (*download.Downloader, error) {
+	key := fmt.Sprintf("%d/%d", m.ID, m.Updated)
+	s.dmu.Lock()
+	defer s.dmu.Unlock()
+	if d, ok := s.downloaders[key]; ok {
+		return d, nil
+	}
+	cfg, err := content.DownloadConfig(m)
+	if err != nil {
+		return nil, err
+	}
+	d, err := download.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.downloaders[key] = d
+	return d, nil
+}
+
+// serveOnDemand fetches a file from its remote. The first request for a file leads: it
+// streams the bytes to its client and into the store. Concurrent requests wait for the
+// leader and are then served the stored blob, so upstream sees one request.
+func (s *Server) serveOnDemand(w http.ResponseWriter, r *http.Request, d meta.Distribution, rel string, f meta.FileRef) {
+	if len(f.Remote) == 0 {
+		http.Error(w, rel+" is not stored and has no remote to fetch it from", http.StatusNotFound)
+		return
+	}
+	src := f.Remote[0]
+	m, err := meta.RemoteByID(r.Context(), s.db, src.RemoteID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	streamed := m.Policy == "streamed"
+	s.mu.Lock()
+	fl, follower := s.flight[f.ContentArtifactID]
+	if !follower {
+		fl = &flight{done: make(chan struct{})}
+		s.flight[f.ContentArtifactID] = fl
+	}
+	s.mu.Unlock()
+	if follower {
+		select {
+		case <-fl.done:
+		case <-r.Context().Done():
+			return
+		}
+		if fl.err != nil || fl.artifact == nil {
+			// The leader failed, or the remote is streamed (nothing stored): fetch again.
+			if fl.err != nil {
+				http.Error(w, fmt.Sprintf("fetching %s from the remote failed: %v", rel, fl.err), http.StatusBadGateway)
+				return
+			}
+			s.fetch(w, r, m, src, rel, f, nil)
+			return
+		}
+		s.serveArtifact(w, r, path.Base(rel), *fl.artifact)
+		return
+	}
+	defer func() {
+		s.mu.Lock()
+		delete(s.flight, f.ContentArtifactID)
+		s.mu.Unlock()
+		close(fl.done)
+	}()
+	if streamed {
+		s.fetch(w, r, m, src, rel, f, nil)
+		return
+	}
+	s.fetch(w, r, m, src, rel, f, fl)
+}
+
+// fetch streams the file from upstream to the client; with fl set it also stores it and
+// records the artifact for the waiting requests.
+func (s *Server) fetch(w http.ResponseWriter, r *http.Request, m meta.Remote, src meta.RemoteSource, rel string, f meta.FileRef, fl *flight) {
+	dl, err := s.downloader(m)
+	if err != nil {
+		s.failFlight(fl, err)
+		s.fail(w, r, err)
+		return
+	}
+	want := download.Expect{Size: -1}
+	if src.Size != nil {
+		want.Size = *src.Size
+	}
+	if src.SHA256 != nil {
+		want.SHA256 = *src.SHA256
+	}
+	// The fetch outlives a client that goes away, so the others still get the file.
+	ctx := context.WithoutCancel(r.Context())
+	body, length, err := dl.Open(ctx, src.URL, want)
+	if err != nil {
+		s.failFlight(fl, err)
+		var de *download.Error
+		if errors.As(err, &de) && de.Status == http.StatusNotFound {
+			http.Error(w, rel+" was not found on the remote", http.StatusNotFound)
+			return
+		}
+		http.Error(w, fmt.Sprintf("fetching %s from the remote failed", rel), http.StatusBadGateway)
+		s.opt.Logger.Warn("on-demand fetch failed", "path", rel, "err", err)
+		return
+	}
+	defer body.Close()
+	var bw *blob.Writer
+	if fl != nil {
+		if bw, err = s.store.NewWriter(ctx); err != nil {
+			s.failFlight(fl, err)
+			s.fail(w, r, err)
+			return
+		}
+		defer bw.Cancel(ctx)
+	}
+	h := w.Header()
+	h.Set("Content-Type", contentType(path.Base(rel)))
+	if length >= 0 {
+		h.Set("Content-Length", fmt.Sprint(length))
+		h.Set("X-PULP-ARTIFACT-SIZE", fmt.Sprint(length))
+	}
+	if want.SHA256 != "" {
+		h.Set("ETag", `"`+want.SHA256+`"`)
+	}
+	w.WriteHeader(http.StatusOK)
+	client := io.Writer(w)
+	if r.Method == http.MethodHead {
+		client = io.Discard
+	}
+	var dst io.Writer = &lenient{w: client}
+	if bw != nil {
+		dst = io.MultiWriter(bw, dst)
+	}
+	if _, err := io.Copy(dst, body); err != nil {
+		// The bytes did not verify, or upstream broke off: nothing is stored, and the
+		// client must not take a truncated body for the file.
+		s.failFlight(fl, err)
+		s.opt.Logger.Warn("on-demand fetch failed while streaming", "path", rel, "err", err)
+		panic(http.ErrAbortHandler)
+	}
+	if bw == nil {
+		return
+	}
+	dg, err := bw.Commit(ctx, blob.Expect{Size: want.Size, SHA256: want.SHA256})
+	if err != nil {
+		s.failFlight(fl, err)
+		return
+	}
+	a, _, err := meta.PutArtifact(ctx, s.db, artifactOf(dg))
+	if err == nil {
+		err = meta.SetContentArtifact(ctx, s.db, f.ContentArtifactID, a.ID)
+	}
+	if err != nil {
+		s.failFlight(fl, err)
+		return
+	}
+	fl.artifact = &a
+}
+
+func (s *Server) failFlight(fl *flight, err error) {
+	if fl != nil && fl.err == nil {
+		fl.err = err
+	}
+}
+
+// lenient keeps copying upstream into the store after the client went away.
+type lenient struct {
+	w      io.Writer
+	failed bool
+}
+
+func (l *lenient) Write(p []byte) (int, error) {
+	if !l.failed {
+		if _, err := l.w.Write(p); err != nil {
+			l.failed = true
+		}
+	}
+	return len(p), nil
+}
+
+func artifactOf(d blob.Digests) meta.Artifact {
+	opt := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	return meta.Artifact{Size: d.Size, MD5: opt(d.MD5), SHA1: opt(d.SHA1), SHA224: opt(d.SHA224), SHA256: d.SHA256, SHA384: opt(d.SHA384), SHA512: opt(d.SHA512)}
+}

@@ -1,0 +1,444 @@
+package task
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"pith/meta"
+)
+
+// Func is the work of a task. It returns nil on success; an error fails the task with
+// the error's text as description.
+type Func func(ctx context.Context, r *Run) error
+
+// Spec describes a task to dispatch.
+type Spec struct {
+	Name       string
+	Args       any
+	Exclusive  []string // resources locked exclusively (e.g. a repository href)
+	Shared     []string // resources locked shared (e.g. a remote href read by a sync)
+	GroupID    *int64
+	ParentID   *int64
+	LoggingCID string
+}
+
+// Options tune a Queue.
+type Options struct {
+	Workers int           // concurrent tasks in this process
+	Lease   time.Duration // how long a claim lives without a heartbeat (default 30s)
+	Poll    time.Duration // fallback poll for tasks dispatched by other processes (default 1s)
+	Name    string        // worker name (default pid@host)
+	Logger  *slog.Logger
+	AppType string // "worker" (default)
+}
+
+// Queue dispatches tasks and, when started, runs them.
+type Queue struct {
+	db    *meta.DB
+	funcs map[string]Func
+	opt   Options
+	wake  chan struct{}
+
+	mu       sync.Mutex
+	running  map[int64]context.CancelFunc
+	waiters  map[int64]chan struct{}
+	workerID int64
+}
+
+// New creates a queue over db running the given functions by name.
+func New(db *meta.DB, funcs map[string]Func, opt Options) *Queue {
+	if opt.Workers <= 0 {
+		opt.Workers = 2
+	}
+	if opt.Lease <= 0 {
+		opt.Lease = 30 * time.Second
+	}
+	if opt.Poll <= 0 {
+		opt.Poll = time.Second
+	}
+	if opt.Name == "" {
+		host, _ := os.Hostname()
+		opt.Name = fmt.Sprintf("%d@%s", os.Getpid(), host)
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if opt.AppType == "" {
+		opt.AppType = "worker"
+	}
+	return &Queue{db: db, funcs: funcs, opt: opt, wake: make(chan struct{}, 1), running: map[int64]context.CancelFunc{}, waiters: map[int64]chan struct{}{}}
+}
+
+// Dispatch stores a new waiting task and wakes a worker.
+func (q *Queue) Dispatch(ctx context.Context, s Spec) (Task, error) {
+	var t Task
+	err := q.db.Tx(ctx, func(tx *meta.Tx) error {
+		var err error
+		t, err = DispatchTx(ctx, tx, s)
+		return err
+	})
+	if err != nil {
+		return Task{}, err
+	}
+	q.Wake()
+	return t, nil
+}
+
+// DispatchTx stores a new waiting task in the caller's transaction; call Wake after
+// commit.
+func DispatchTx(ctx context.Context, tx *meta.Tx, s Spec) (Task, error) {
+	if s.Name == "" {
+		return Task{}, errors.New("dispatch: task has no name")
+	}
+	args, err := json.Marshal(s.Args)
+	if err != nil {
+		return Task{}, fmt.Errorf("dispatch %s: encode arguments: %w", s.Name, err)
+	}
+	if s.Args == nil {
+		args = []byte("{}")
+	}
+	locks := map[string]bool{}
+	for _, r := range s.Shared {
+		locks[r] = false
+	}
+	for _, r := range s.Exclusive {
+		locks[r] = true
+	}
+	var reserved []string
+	for r, excl := range locks {
+		if excl {
+			reserved = append(reserved, r)
+		} else {
+			reserved = append(reserved, "shared:"+r)
+		}
+	}
+	sort.Strings(reserved)
+	rj, _ := json.Marshal(reserved)
+	if reserved == nil {
+		rj = []byte("[]")
+	}
+	now := meta.Now()
+	var id int64
+	if err := tx.QueryRow(ctx, `INSERT INTO tasks (pulp_id, name, state, logging_cid, args, reserved, task_group_id, parent_task_id, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		meta.NewID(), s.Name, Waiting, s.LoggingCID, string(args), string(rj), s.GroupID, s.ParentID, now, now).Scan(&id); err != nil {
+		return Task{}, fmt.Errorf("dispatch %s: %w", s.Name, err)
+	}
+	for r, excl := range locks {
+		if _, err := tx.Exec(ctx, `INSERT INTO task_locks (task_id, resource, exclusive) VALUES (?, ?, ?)`, id, r, excl); err != nil {
+			return Task{}, fmt.Errorf("dispatch %s: lock %s: %w", s.Name, r, err)
+		}
+	}
+	return GetByID(ctx, tx, id)
+}
+
+// Wake tells this process's workers to look for work.
+func (q *Queue) Wake() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// claimSQL picks the oldest waiting task that no earlier unfinished task conflicts with.
+const claimSQL = `UPDATE tasks SET state = 'running', worker_id = ?, started = ?, unblocked = ?, lease_until = ?, updated = ?
+	WHERE state = 'waiting' AND id = (SELECT t.id FROM tasks t WHERE t.state = 'waiting' AND NOT EXISTS (
+		SELECT 1 FROM task_locks l JOIN task_locks o ON o.resource = l.resource AND o.task_id < l.task_id
+		WHERE l.task_id = t.id AND (l.exclusive OR o.exclusive))
+	ORDER BY t.id LIMIT 1%s)
+	RETURNING id`
+
+// claim takes one runnable task for this process, or returns ok=false.
+func (q *Queue) claim(ctx context.Context) (Task, bool, error) {
+	lock := ""
+	if q.db.Dialect() == meta.Postgres {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	now := meta.Now()
+	var id int64
+	err := q.db.QueryRow(ctx, fmt.Sprintf(claimSQL, lock), q.workerID, now, now, now+q.opt.Lease.Microseconds(), now).Scan(&id)
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return Task{}, false, nil
+		}
+		return Task{}, false, fmt.Errorf("claim task: %w", err)
+	}
+	t, err := GetByID(ctx, q.db, id)
+	return t, err == nil, err
+}
+
+// Start registers this process as a worker and runs the workers, the heartbeat and the
+// lease-expiry loop until ctx ends. Running tasks are cancelled and failed on shutdown.
+func (q *Queue) Start(ctx context.Context) error {
+	id, err := RegisterApp(ctx, q.db, q.opt.Name, q.opt.AppType)
+	if err != nil {
+		return err
+	}
+	q.workerID = id
+	for i := 0; i < q.opt.Workers; i++ {
+		go q.work(ctx)
+	}
+	go q.heartbeat(ctx)
+	return nil
+}
+
+func (q *Queue) work(ctx context.Context) {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		t, ok, err := q.claim(ctx)
+		if err != nil && ctx.Err() == nil {
+			q.opt.Logger.Error("task claim failed", "err", err)
+		}
+		if ok {
+			q.run(ctx, t)
+			// There may be more; pass the wake-up on to a sibling as well.
+			q.Wake()
+			continue
+		}
+		timer.Reset(q.opt.Poll)
+		select {
+		case <-ctx.Done():
+			return
+		case <-q.wake:
+		case <-timer.C:
+		}
+	}
+}
+
+func (q *Queue) run(parent context.Context, t Task) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	q.mu.Lock()
+	q.running[t.ID] = cancel
+	q.mu.Unlock()
+	stop := context.AfterFunc(parent, cancel)
+	defer func() {
+		stop()
+		cancel()
+		q.mu.Lock()
+		delete(q.running, t.ID)
+		q.mu.Unlock()
+	}()
+	r := &Run{Task: t, DB: q.db, q: q}
+	fn := q.funcs[t.Name]
+	var err error
+	if fn == nil {
+		err = fmt.Errorf("no task function named %q in this process", t.Name)
+	} else {
+		err = safely(ctx, fn, r)
+	}
+	r.flush(context.WithoutCancel(ctx))
+	state, errJSON := Completed, ""
+	if err != nil {
+		state = Failed
+		if ctx.Err() != nil {
+			state = Canceled
+			if parent.Err() != nil {
+				state = Failed
+				err = fmt.Errorf("worker shut down while the task ran: %w", err)
+			}
+		}
+		b, _ := json.Marshal(map[string]string{"description": err.Error(), "traceback": ""})
+		errJSON = string(b)
+		q.opt.Logger.Info("task ended", "task", t.PulpID, "name", t.Name, "state", state, "err", err)
+	}
+	if ferr := q.finish(context.WithoutCancel(ctx), t.ID, state, errJSON, r.result); ferr != nil {
+		q.opt.Logger.Error("task finish failed", "task", t.PulpID, "err", ferr)
+	}
+}
+
+func safely(ctx context.Context, fn Func, r *Run) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("task panicked: %v", p)
+		}
+	}()
+	return fn(ctx, r)
+}
+
+// finish records a final state and frees the task's locks.
+func (q *Queue) finish(ctx context.Context, id int64, state, errJSON string, result json.RawMessage) error {
+	var errVal, resVal any
+	if errJSON != "" {
+		errVal = errJSON
+	}
+	if result != nil {
+		resVal = string(result)
+	}
+	err := q.db.Tx(ctx, func(tx *meta.Tx) error {
+		// A cancel request that arrived while the task was completing still wins only if
+		// the function saw it; otherwise the real outcome is recorded.
+		if _, err := tx.Exec(ctx, `UPDATE tasks SET state = ?, finished = ?, updated = ?, error = ?, result = ?, lease_until = NULL WHERE id = ?`,
+			state, meta.Now(), meta.Now(), errVal, resVal, id); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM task_locks WHERE task_id = ?`, id)
+		return err
+	})
+	q.mu.Lock()
+	if ch, ok := q.waiters[id]; ok {
+		close(ch)
+		delete(q.waiters, id)
+	}
+	q.mu.Unlock()
+	q.Wake()
+	return err
+}
+
+// WaitBriefly waits up to max for a task this process runs to finish. The API uses it so
+// that a short task is done by the time the client first reads it (the pulp CLI sleeps a
+// second between reads otherwise). A task run elsewhere simply times out.
+func (q *Queue) WaitBriefly(ctx context.Context, id int64, max time.Duration) {
+	q.mu.Lock()
+	ch, ok := q.waiters[id]
+	if !ok {
+		ch = make(chan struct{})
+		q.waiters[id] = ch
+	}
+	q.mu.Unlock()
+	defer func() {
+		q.mu.Lock()
+		if q.waiters[id] == ch {
+			delete(q.waiters, id)
+		}
+		q.mu.Unlock()
+	}()
+	// It may have finished before the waiter existed.
+	if tk, err := GetByID(ctx, q.db, id); err != nil || Final(tk.State) {
+		return
+	}
+	t := time.NewTimer(max)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// Cancel cancels a waiting or running task. It returns the task as it is after the
+// request, or meta.ErrConflict if the task had already finished.
+func (q *Queue) Cancel(ctx context.Context, pulpID string) (Task, error) {
+	t, err := Get(ctx, q.db, pulpID)
+	if err != nil {
+		return t, err
+	}
+	switch t.State {
+	case Waiting:
+		now := meta.Now()
+		err = q.db.Tx(ctx, func(tx *meta.Tx) error {
+			res, err := tx.Exec(ctx, `UPDATE tasks SET state = 'canceled', finished = ?, updated = ? WHERE id = ? AND state = 'waiting'`, now, now, t.ID)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return errRaced
+			}
+			_, err = tx.Exec(ctx, `DELETE FROM task_locks WHERE task_id = ?`, t.ID)
+			return err
+		})
+		if errors.Is(err, errRaced) {
+			return q.Cancel(ctx, pulpID)
+		}
+		q.Wake()
+	case Running:
+		if _, err = q.db.Exec(ctx, `UPDATE tasks SET state = 'canceling', updated = ? WHERE id = ? AND state = 'running'`, meta.Now(), t.ID); err == nil {
+			q.mu.Lock()
+			cancel := q.running[t.ID]
+			q.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+		}
+	case Canceling:
+	default:
+		return t, fmt.Errorf("task %s is already %s: %w", pulpID, t.State, meta.ErrConflict)
+	}
+	if err != nil {
+		return t, fmt.Errorf("cancel task %s: %w", pulpID, err)
+	}
+	return Get(ctx, q.db, pulpID)
+}
+
+var errRaced = errors.New("task changed state concurrently")
+
+// heartbeat renews the leases of this process's tasks and its app registration, and
+// fails tasks whose lease ran out (their worker died).
+func (q *Queue) heartbeat(ctx context.Context) {
+	tick := time.NewTicker(q.opt.Lease / 3)
+	defer tick.Stop()
+	for {
+		q.beat(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func (q *Queue) beat(ctx context.Context) {
+	now := meta.Now()
+	if _, err := q.db.Exec(ctx, `UPDATE tasks SET lease_until = ? WHERE worker_id = ? AND state IN ('running', 'canceling')`,
+		now+q.opt.Lease.Microseconds(), q.workerID); err != nil && ctx.Err() == nil {
+		q.opt.Logger.Error("task lease renewal failed", "err", err)
+	}
+	if _, err := q.db.Exec(ctx, `UPDATE workers SET last_heartbeat = ? WHERE id = ?`, now, q.workerID); err != nil && ctx.Err() == nil {
+		q.opt.Logger.Error("worker heartbeat failed", "err", err)
+	}
+	if n, err := ExpireLeases(ctx, q.db, now); err != nil && ctx.Err() == nil {
+		q.opt.Logger.Error("lease expiry failed", "err", err)
+	} else if n > 0 {
+		q.opt.Logger.Warn("failed tasks whose worker went missing", "count", n)
+		q.Wake()
+	}
+}
+
+// ExpireLeases fails running tasks (and cancels canceling ones) whose lease ended before
+// now, freeing their locks. It returns how many tasks it ended.
+func ExpireLeases(ctx context.Context, db *meta.DB, now int64) (int64, error) {
+	var n int64
+	err := db.Tx(ctx, func(tx *meta.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id, state FROM tasks WHERE state IN ('running', 'canceling') AND lease_until < ?`, now)
+		if err != nil {
+			return err
+		}
+		type row struct {
+			id    int64
+			state string
+		}
+		var dead []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.id, &r.state); err != nil {
+				rows.Close()
+				return err
+			}
+			dead = append(dead, r)
+		}
+		rows.Close()
+		for _, r := range dead {
+			state, msg := Failed, `{"description":"worker has gone missing: its lease expired while the task was running","traceback":""}`
+			if r.state == Canceling {
+				state, msg = Canceled, `{"description":"canceled; the worker went missing before it stopped","traceback":""}`
+			}
+			if _, err := tx.Exec(ctx, `UPDATE tasks SET state = ?, error = ?, finished = ?, updated = ?, lease_until = NULL WHERE id = ?`, state, msg, now, now, r.id); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `DELETE FROM task_locks WHERE task_id = ?`, r.id); err != nil {
+				return err
+			}
+		}
+		n = int64(len(dead))
+		return nil
+	})
+	return n, err
+}

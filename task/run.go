@@ -1,0 +1,138 @@
+package task
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"pith/meta"
+)
+
+// Run is what a task function gets: its row, the store, and ways to report progress,
+// created resources and a result.
+type Run struct {
+	Task Task
+	DB   *meta.DB
+	q    *Queue
+
+	mu       sync.Mutex
+	reports  []*Progress
+	created  []string
+	result   json.RawMessage
+	lastSave time.Time
+	dirty    bool
+}
+
+// Args decodes the task's arguments into v.
+func (r *Run) Args(v any) error {
+	if err := json.Unmarshal(r.Task.Args, v); err != nil {
+		return fmt.Errorf("task %s: decode arguments: %w", r.Task.Name, err)
+	}
+	return nil
+}
+
+// Queue is the queue running this task, for dispatching follow-up tasks.
+func (r *Run) Queue() *Queue { return r.q }
+
+// Created records a resource the task created (an href), saved at once so a client
+// polling the task sees it as soon as the task completes.
+func (r *Run) Created(href string) {
+	r.mu.Lock()
+	r.created = append(r.created, href)
+	r.dirty = true
+	r.mu.Unlock()
+	r.save(context.Background(), true)
+}
+
+// SetResult sets the task's result value (Pulp's `result`).
+func (r *Run) SetResult(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.result = b
+	r.mu.Unlock()
+	return nil
+}
+
+// Progress is one progress report of a task.
+type Progress struct {
+	run *Run
+	rep ProgressReport
+}
+
+// Progress starts a progress report; total < 0 means unknown.
+func (r *Run) Progress(code, message string, total int64) *Progress {
+	p := &Progress{run: r, rep: ProgressReport{Code: code, Message: message, State: Running}}
+	if total >= 0 {
+		p.rep.Total = &total
+	}
+	r.mu.Lock()
+	r.reports = append(r.reports, p)
+	r.dirty = true
+	r.mu.Unlock()
+	r.save(context.Background(), false)
+	return p
+}
+
+// Add advances the report by n.
+func (p *Progress) Add(n int64) {
+	p.run.mu.Lock()
+	p.rep.Done += n
+	p.run.dirty = true
+	p.run.mu.Unlock()
+	p.run.save(context.Background(), false)
+}
+
+// SetTotal sets the total once it is known.
+func (p *Progress) SetTotal(n int64) {
+	p.run.mu.Lock()
+	p.rep.Total = &n
+	p.run.dirty = true
+	p.run.mu.Unlock()
+}
+
+// Finish marks the report completed (or failed/canceled when err != nil).
+func (p *Progress) Finish(err error) {
+	p.run.mu.Lock()
+	p.rep.State = Completed
+	if err != nil {
+		p.rep.State = Failed
+	}
+	p.run.dirty = true
+	p.run.mu.Unlock()
+	p.run.save(context.Background(), false)
+}
+
+// save writes progress and created resources, at most every half second unless forced.
+func (r *Run) save(ctx context.Context, force bool) {
+	r.mu.Lock()
+	if !r.dirty || (!force && time.Since(r.lastSave) < 500*time.Millisecond) {
+		r.mu.Unlock()
+		return
+	}
+	reps := make([]ProgressReport, len(r.reports))
+	for i, p := range r.reports {
+		reps[i] = p.rep
+	}
+	created := append([]string{}, r.created...)
+	r.dirty = false
+	r.lastSave = time.Now()
+	r.mu.Unlock()
+	pj, _ := json.Marshal(reps)
+	cj, _ := json.Marshal(created)
+	if r.DB != nil {
+		r.DB.Exec(ctx, `UPDATE tasks SET progress = ?, created_resources = ?, updated = ? WHERE id = ?`, string(pj), string(cj), meta.Now(), r.Task.ID)
+	}
+}
+
+// flush saves whatever is pending; running reports end in the task's final state.
+func (r *Run) flush(ctx context.Context) {
+	r.mu.Lock()
+	r.dirty = true
+	r.mu.Unlock()
+	r.save(ctx, true)
+}

@@ -1,0 +1,259 @@
+package task
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"pith/meta"
+)
+
+// States of a task, as Pulp names them.
+const (
+	Waiting   = "waiting"
+	Running   = "running"
+	Canceling = "canceling"
+	Completed = "completed"
+	Failed    = "failed"
+	Canceled  = "canceled"
+	Skipped   = "skipped"
+)
+
+// Final reports whether a state is terminal.
+func Final(state string) bool {
+	return state == Completed || state == Failed || state == Canceled || state == Skipped
+}
+
+// Task is a task row.
+type Task struct {
+	ID               int64
+	PulpID           string
+	Name             string
+	State            string
+	LoggingCID       string
+	Args             json.RawMessage
+	Reserved         []string // resources, shared ones prefixed "shared:"
+	WorkerID         *int64
+	WorkerPulpID     *string
+	GroupID          *int64
+	GroupPulpID      *string
+	ParentID         *int64
+	ParentPulpID     *string
+	Created          int64
+	Updated          int64
+	Unblocked        *int64
+	Started          *int64
+	Finished         *int64
+	Error            json.RawMessage
+	Result           json.RawMessage
+	Progress         []ProgressReport
+	CreatedResources []string
+}
+
+// ProgressReport is one progress line of a task.
+type ProgressReport struct {
+	Message string  `json:"message"`
+	Code    string  `json:"code"`
+	State   string  `json:"state"`
+	Total   *int64  `json:"total"`
+	Done    int64   `json:"done"`
+	Suffix  *string `json:"suffix"`
+}
+
+const cols = `t.id, t.pulp_id, t.name, t.state, t.logging_cid, t.args, t.reserved, t.worker_id,
+	(SELECT w.pulp_id FROM workers w WHERE w.id = t.worker_id), t.task_group_id,
+	(SELECT g.pulp_id FROM task_groups g WHERE g.id = t.task_group_id), t.parent_task_id,
+	(SELECT p.pulp_id FROM tasks p WHERE p.id = t.parent_task_id),
+	t.created, t.updated, t.unblocked, t.started, t.finished, t.error, t.result, t.progress, t.created_resources`
+
+func scan(r interface{ Scan(...any) error }) (Task, error) {
+	var t Task
+	var args, reserved, progress, created string
+	var errText, result sql.NullString
+	err := r.Scan(&t.ID, &t.PulpID, &t.Name, &t.State, &t.LoggingCID, &args, &reserved, &t.WorkerID, &t.WorkerPulpID,
+		&t.GroupID, &t.GroupPulpID, &t.ParentID, &t.ParentPulpID, &t.Created, &t.Updated, &t.Unblocked, &t.Started, &t.Finished,
+		&errText, &result, &progress, &created)
+	if err != nil {
+		return t, err
+	}
+	t.Args = json.RawMessage(args)
+	json.Unmarshal([]byte(reserved), &t.Reserved)
+	json.Unmarshal([]byte(progress), &t.Progress)
+	json.Unmarshal([]byte(created), &t.CreatedResources)
+	if errText.Valid {
+		t.Error = json.RawMessage(errText.String)
+	}
+	if result.Valid {
+		t.Result = json.RawMessage(result.String)
+	}
+	return t, nil
+}
+
+// Get finds a task by its href UUID.
+func Get(ctx context.Context, q meta.Querier, pulpID string) (Task, error) {
+	t, err := scan(q.QueryRow(ctx, "SELECT "+cols+" FROM tasks t WHERE t.pulp_id = ?", pulpID))
+	if err == sql.ErrNoRows {
+		return t, fmt.Errorf("task %s: %w", pulpID, meta.ErrNotFound)
+	}
+	return t, err
+}
+
+// GetByID finds a task by key.
+func GetByID(ctx context.Context, q meta.Querier, id int64) (Task, error) {
+	t, err := scan(q.QueryRow(ctx, "SELECT "+cols+" FROM tasks t WHERE t.id = ?", id))
+	if err == sql.ErrNoRows {
+		return t, fmt.Errorf("task %d: %w", id, meta.ErrNotFound)
+	}
+	return t, err
+}
+
+// List selects a page of tasks (alias t), newest first by default.
+func List(ctx context.Context, q meta.Querier, l meta.List) ([]Task, int64, error) {
+	var total int64
+	where := ""
+	if len(l.Where) > 0 {
+		where = " WHERE " + joinAnd(l.Where)
+	}
+	if err := q.QueryRow(ctx, "SELECT count(*) FROM tasks t"+where, l.Args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count tasks: %w", err)
+	}
+	order := l.OrderBy
+	if order == "" {
+		order = "t.id DESC"
+	}
+	tail := " ORDER BY " + order
+	if l.Limit > 0 {
+		tail += fmt.Sprintf(" LIMIT %d OFFSET %d", l.Limit, l.Offset)
+	}
+	rows, err := q.Query(ctx, "SELECT "+cols+" FROM tasks t"+where+tail, l.Args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list tasks: %w", err)
+	}
+	defer rows.Close()
+	var out []Task
+	for rows.Next() {
+		t, err := scan(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, t)
+	}
+	return out, total, rows.Err()
+}
+
+func joinAnd(w []string) string {
+	s := ""
+	for i, c := range w {
+		if i > 0 {
+			s += " AND "
+		}
+		s += c
+	}
+	return s
+}
+
+// Delete deletes a finished task.
+func Delete(ctx context.Context, db *meta.DB, pulpID string) error {
+	t, err := Get(ctx, db, pulpID)
+	if err != nil {
+		return err
+	}
+	if !Final(t.State) {
+		return fmt.Errorf("task %s is %s; only finished tasks can be deleted: %w", pulpID, t.State, meta.ErrInUse)
+	}
+	_, err = db.Exec(ctx, `DELETE FROM tasks WHERE id = ?`, t.ID)
+	return err
+}
+
+// Purge deletes finished tasks in the given states that finished before the time (µs).
+func Purge(ctx context.Context, db *meta.DB, finishedBefore int64, states []string) (int64, error) {
+	var total int64
+	for _, s := range states {
+		if !Final(s) {
+			return 0, fmt.Errorf("state %q is not a final state", s)
+		}
+		res, err := db.Exec(ctx, `DELETE FROM tasks WHERE state = ? AND finished < ?`, s, finishedBefore)
+		if err != nil {
+			return total, fmt.Errorf("purge %s tasks: %w", s, err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+	}
+	return total, nil
+}
+
+// Group is a task group with the counts of its tasks by state.
+type Group struct {
+	ID          int64
+	PulpID      string
+	Description string
+	Created     int64
+	Counts      map[string]int64
+	Tasks       []Task
+}
+
+// CreateGroup inserts a task group.
+func CreateGroup(ctx context.Context, q meta.Querier, description string) (Group, error) {
+	g := Group{PulpID: meta.NewID(), Description: description, Created: meta.Now()}
+	err := q.QueryRow(ctx, `INSERT INTO task_groups (pulp_id, description, created) VALUES (?, ?, ?) RETURNING id`, g.PulpID, g.Description, g.Created).Scan(&g.ID)
+	return g, err
+}
+
+// GetGroup finds a task group with its tasks.
+func GetGroup(ctx context.Context, q meta.Querier, pulpID string) (Group, error) {
+	var g Group
+	err := q.QueryRow(ctx, `SELECT id, pulp_id, description, created FROM task_groups WHERE pulp_id = ?`, pulpID).Scan(&g.ID, &g.PulpID, &g.Description, &g.Created)
+	if err == sql.ErrNoRows {
+		return g, fmt.Errorf("task group %s: %w", pulpID, meta.ErrNotFound)
+	}
+	if err != nil {
+		return g, err
+	}
+	return g, fillGroup(ctx, q, &g)
+}
+
+func fillGroup(ctx context.Context, q meta.Querier, g *Group) error {
+	tasks, _, err := List(ctx, q, meta.List{Where: []string{"t.task_group_id = ?"}, Args: []any{g.ID}, OrderBy: "t.id"})
+	if err != nil {
+		return err
+	}
+	g.Tasks = tasks
+	g.Counts = map[string]int64{}
+	for _, t := range tasks {
+		g.Counts[t.State]++
+	}
+	return nil
+}
+
+// ListGroups selects a page of task groups.
+func ListGroups(ctx context.Context, q meta.Querier, l meta.List) ([]Group, int64, error) {
+	var total int64
+	if err := q.QueryRow(ctx, `SELECT count(*) FROM task_groups`).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	tail := " ORDER BY id DESC"
+	if l.Limit > 0 {
+		tail += fmt.Sprintf(" LIMIT %d OFFSET %d", l.Limit, l.Offset)
+	}
+	rows, err := q.Query(ctx, `SELECT id, pulp_id, description, created FROM task_groups`+tail)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []Group
+	for rows.Next() {
+		var g Group
+		if err := rows.Scan(&g.ID, &g.PulpID, &g.Description, &g.Created); err != nil {
+			rows.Close()
+			return nil, 0, err
+		}
+		out = append(out, g)
+	}
+	rows.Close()
+	for i := range out {
+		if err := fillGroup(ctx, q, &out[i]); err != nil {
+			return nil, 0, err
+		}
+	}
+	return out, total, nil
+}

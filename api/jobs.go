@@ -292,6 +292,27 @@ func (s *Server) runOrphans(ctx context.Context, r *task.Run) error {
 		pa.Add(1)
 	}
 	pa.Finish(nil)
+	// Blobs without an artifact row (left by failed syncs or uploads) go too, once they
+	// are older than the protection time.
+	var stray []string
+	err = s.cfg.Store.Walk(ctx, func(sha string, info blob.Info) error {
+		if info.ModTime.UnixMicro() >= before {
+			return nil
+		}
+		if _, err := meta.ArtifactBySHA256(ctx, s.db, sha); errors.Is(err, meta.ErrNotFound) {
+			stray = append(stray, sha)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("walk blobs: %w", err)
+	}
+	for _, sha := range stray {
+		// Check again: an upload may have recorded it meanwhile.
+		if _, err := meta.ArtifactBySHA256(ctx, s.db, sha); errors.Is(err, meta.ErrNotFound) {
+			s.cfg.Store.Delete(ctx, sha)
+		}
+	}
 	s.cfg.Content.Invalidate()
 	return nil
 }

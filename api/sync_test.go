@@ -35,7 +35,9 @@ func (m *mirror) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(b)
 }
 
-func line(name string, data []byte) string { return fmt.Sprintf("%s,%s,%d\n", name, hexsum(data), len(data)) }
+func line(name string, data []byte) string {
+	return fmt.Sprintf("%s,%s,%d\n", name, hexsum(data), len(data))
+}
 
 // sync creates a repository and remote for the upstream and syncs; it returns the task.
 func (e *env) sync(name, url, policy string, mirror bool) (map[string]any, string) {

@@ -357,7 +357,10 @@ func BenchmarkServe1KiB(b *testing.B) {
 	a, _, _ := meta.PutArtifact(ctx, db, meta.Artifact{Size: d.Size, SHA256: d.SHA256})
 	c, _, _ := meta.PutContent(ctx, db, meta.Content{Type: "file.file", NaturalKey: "k", RepoKey: "f", RelativePath: "f", Digest: d.SHA256},
 		[]meta.ContentFile{{RelativePath: "f", ArtifactID: &a.ID}})
-	db.Tx(ctx, func(tx *meta.Tx) error { _, _, err := meta.NewVersion(ctx, tx, repo.ID, meta.Change{Add: []int64{c.ID}}); return err })
+	db.Tx(ctx, func(tx *meta.Tx) error {
+		_, _, err := meta.NewVersion(ctx, tx, repo.ID, meta.Change{Add: []int64{c.ID}})
+		return err
+	})
 	meta.CreateDistribution(ctx, db, meta.Distribution{Type: "file.file", Name: "d", BasePath: "b", RepositoryID: &repo.ID})
 	srv := New(db, store, Options{})
 	req := httptest.NewRequest("GET", "/pulp/content/b/f", nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -41,6 +42,8 @@ type Server struct {
 
 	dmu         sync.Mutex
 	downloaders map[string]*download.Downloader // by remote id + last update
+
+	small smallCache
 }
 
 // distTable is the in-memory base path → distribution table.
@@ -340,6 +343,10 @@ func (s *Server) serveArtifact(w http.ResponseWriter, r *http.Request, name stri
 		http.Redirect(w, r, u, http.StatusFound)
 		return
 	}
+	if sf := s.small.get(a.SHA256); sf != nil {
+		sf.serve(w, r, name, a)
+		return
+	}
 	f, err := s.store.Open(r.Context(), a.SHA256)
 	if err != nil {
 		if errors.Is(err, blob.ErrNotFound) {
@@ -351,6 +358,13 @@ func (s *Server) serveArtifact(w http.ResponseWriter, r *http.Request, name stri
 		return
 	}
 	defer f.Close()
+	if a.Size <= smallMax {
+		if data, err := readSmall(f, a.Size); err == nil {
+			s.small.put(a, contentType(name), data).serve(w, r, name, a)
+			return
+		}
+		f.Seek(0, io.SeekStart)
+	}
 	h.Set("Content-Type", contentType(name))
 	h.Set("ETag", `"`+a.SHA256+`"`)
 	http.ServeContent(w, r, name, meta.Time(a.Created), f)

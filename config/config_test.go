@@ -1,0 +1,65 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestPrecedence(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "pith.json")
+	os.WriteFile(file, []byte(`{"listen": "127.0.0.1:1111", "data": "/from/file", "workers": 3}`), 0o644)
+	c, rest, err := Load("serve", []string{"--config", file, "--listen", "127.0.0.1:3333", "extra"},
+		env(map[string]string{"PITH_LISTEN": "127.0.0.1:2222", "PITH_DATA": "/from/env"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:3333" || c.Data != "/from/env" || c.Workers != 3 {
+		t.Errorf("flag > env > file: %+v", c)
+	}
+	if c.Database != "/from/env/pith.db" || c.ContentOrigin != "http://127.0.0.1:3333" {
+		t.Errorf("derived defaults: %q %q", c.Database, c.ContentOrigin)
+	}
+	if len(rest) != 1 || rest[0] != "extra" {
+		t.Errorf("positional args: %v", rest)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	t.Parallel()
+	c, _, err := Load("serve", nil, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:24817" || c.Data != "./pith-data" || c.Database != "pith-data/pith.db" || c.Workers < 1 {
+		t.Errorf("defaults: %+v", c)
+	}
+}
+
+func TestBadSettingsAreNamed(t *testing.T) {
+	t.Parallel()
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"listen": "127.0.0.1:1", "colour": "red"}`), 0o644)
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--listen", "nowhere"}, nil, "listen"},
+		{nil, map[string]string{"PITH_WORKERS": "many"}, "PITH_WORKERS"},
+		{[]string{"--database", "mysql://x"}, nil, "database"},
+		{[]string{"--content-origin", "ftp://x"}, nil, "content-origin"},
+		{[]string{"--tuning", "huge"}, nil, "tuning"},
+		{[]string{"--log-level", "loud"}, nil, "log-level"},
+		{[]string{"--config", bad}, nil, "colour"},
+	} {
+		_, _, err := Load("serve", tc.args, env(tc.env))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v %v: error %v, want one naming %q", tc.args, tc.env, err, tc.want)
+		}
+	}
+}

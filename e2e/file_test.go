@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,6 +93,10 @@ func TestFileWorkflow(t *testing.T) {
 				t.Fatalf("label set: %v", repo["pulp_labels"])
 			}
 			var repos []entity
+			c.json(&repos, "file", "repository", "list")
+			if len(repos) != 1 || repos[0].str("name") != "r1" {
+				t.Fatalf("repository list: %v", repos)
+			}
 			c.json(&repos, "file", "repository", "list", "--label-select", "env=dev")
 			if len(repos) != 1 {
 				t.Fatalf("label-select list: %d repositories", len(repos))
@@ -154,11 +159,12 @@ func TestFileWorkflow(t *testing.T) {
 			if base != s.url+"/pulp/content/puppet/" {
 				t.Fatalf("base_url = %q", base)
 			}
+			// Downloaded with curl, as a user would, and compared with the manifest.
 			for path, want := range puppet {
-				code, body := get(t, base+path)
-				sum := sha256.Sum256(body)
-				if code != 200 || hex.EncodeToString(sum[:]) != want {
-					t.Errorf("%s: status %d, sha256 %x, want %s", path, code, sum, want)
+				out, err := exec.Command("curl", "-sf", base+path).Output()
+				sum := sha256.Sum256(out)
+				if err != nil || hex.EncodeToString(sum[:]) != want {
+					t.Errorf("curl %s: %v, sha256 %x, want %s", path, err, sum, want)
 				}
 			}
 			if code, body := get(t, base+"PULP_MANIFEST"); code != 200 || strings.Count(string(body), "\n") != 12 {

@@ -2,22 +2,20 @@ package blob
 
 import (
 	"context"
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
+	"strings"
 	"time"
 )
 
 // ErrNotFound means no blob has the digest.
 var ErrNotFound = errors.New("blob not found")
 
-// Digests are a blob's size and checksums; digests outside the allowed set are empty.
+// ErrInvalidDigest means a string is not a lower-case hex sha256.
+var ErrInvalidDigest = errors.New("invalid blob digest")
+
+// Digests are a blob's size and checksums; digests outside the store's allowed set are empty.
 type Digests struct {
 	Size   int64  `json:"size"`
 	MD5    string `json:"md5,omitempty"`
@@ -28,31 +26,59 @@ type Digests struct {
 	SHA512 string `json:"sha512,omitempty"`
 }
 
-// Expect is what a caller knows about a blob before writing it. Size -1 means unknown;
-// empty digests are not checked.
+// Get returns the digest with the given name ("md5" … "sha512"), or "" if none.
+func (d Digests) Get(name string) string {
+	switch name {
+	case "md5":
+		return d.MD5
+	case "sha1":
+		return d.SHA1
+	case "sha224":
+		return d.SHA224
+	case "sha256":
+		return d.SHA256
+	case "sha384":
+		return d.SHA384
+	case "sha512":
+		return d.SHA512
+	}
+	return ""
+}
+
+// Expect is what a caller knows about a blob before writing it. Size -1 means unknown
+// (0 means empty); empty digests are not checked. Digests names other checksums
+// ("md5", "sha512", ...); those outside the store's allowed set are not computed and so
+// are not checked.
 type Expect struct {
 	Size    int64
 	SHA256  string
-	Digests map[string]string // other digests by name ("md5", "sha512", ...)
+	Digests map[string]string
 }
 
 // MismatchError says that written data differs from what was expected.
 type MismatchError struct {
-	What, Want, Got string
+	What string // "size" or a checksum name
+	Want string
+	Got  string
 }
 
 func (e *MismatchError) Error() string {
 	return fmt.Sprintf("%s mismatch: expected %s, got %s", e.What, e.Want, e.Got)
 }
 
-// DriverError names the driver and operation that failed.
+// DriverError names the driver, operation and digest of a failure.
 type DriverError struct {
-	Driver, Op, Digest string
-	Err                error
+	Driver string
+	Op     string
+	Digest string // empty when the operation has none (create, walk)
+	Err    error
 }
 
 func (e *DriverError) Error() string {
-	return fmt.Sprintf("blob %s: %s %s: %v", e.Driver, e.Op, e.Digest, e.Err)
+	if e.Digest == "" {
+		return fmt.Sprintf("blob driver %s: %s: %v", e.Driver, e.Op, e.Err)
+	}
+	return fmt.Sprintf("blob driver %s: %s %s: %v", e.Driver, e.Op, e.Digest, e.Err)
 }
 
 func (e *DriverError) Unwrap() error { return e.Err }
@@ -63,32 +89,39 @@ type Info struct {
 	ModTime time.Time
 }
 
-// Reader reads a blob; the filesystem driver returns *os.File, so net/http can send it
-// with sendfile.
+// Reader reads a blob. The filesystem driver's concrete value is *os.File, so net/http
+// can send it with sendfile.
 type Reader interface{ io.ReadSeekCloser }
 
 // Temp is a driver's temporary object: written, then committed under a digest or
-// cancelled.
+// cancelled. Cancel after Commit does nothing.
 type Temp interface {
 	io.Writer
+	// Commit makes the object durable and visible under sha256; if an object with that
+	// digest exists already the temporary is discarded. On error the temporary is gone and
+	// the caller must not record the blob (at worst an unrecorded orphan remains, for the
+	// garbage collector).
 	Commit(ctx context.Context, sha256 string) error
 	Cancel(ctx context.Context) error
 }
 
-// Driver is a storage backend.
+// Driver is a storage backend. Missing blobs give errors matching ErrNotFound; bad digests
+// give errors matching ErrInvalidDigest.
 type Driver interface {
 	Name() string
 	Create(ctx context.Context) (Temp, error)
 	Open(ctx context.Context, sha256 string) (Reader, error)
 	Stat(ctx context.Context, sha256 string) (Info, error)
 	Delete(ctx context.Context, sha256 string) error
+	// Walk visits committed blobs only; an error from fn stops the walk and is returned.
 	Walk(ctx context.Context, fn func(sha256 string, info Info) error) error
 }
 
-// URLOptions shape a presigned URL's response.
+// URLOptions shape the response to a presigned URL.
 type URLOptions struct {
-	ContentType, ContentDisposition string
-	Expires                         time.Duration
+	ContentType        string
+	ContentDisposition string
+	Expires            time.Duration
 }
 
 // Redirector is implemented by drivers that can hand out URLs for direct download.
@@ -98,210 +131,51 @@ type Redirector interface {
 
 // Pather is implemented by drivers that keep blobs as local files.
 type Pather interface {
+	// Path is where the blob with the digest lives (or would live); false for a bad digest.
 	Path(sha256 string) (string, bool)
 }
-
-var hashers = map[string]func() hash.Hash{
-	"md5": md5.New, "sha1": sha1.New, "sha224": sha256.New224, "sha256": sha256.New, "sha384": sha512.New384, "sha512": sha512.New,
-}
-
-// Store is a blob store over a driver.
-type Store struct {
-	driver  Driver
-	allowed []string
-}
-
-// New returns a store; allowed names the digests to record (default: Pulp's sha224,
-// sha256, sha384, sha512). sha256 is always recorded.
-func New(d Driver, allowed []string) (*Store, error) {
-	if len(allowed) == 0 {
-		allowed = []string{"sha224", "sha256", "sha384", "sha512"}
-	}
-	set := map[string]bool{"sha256": true}
-	for _, a := range allowed {
-		if _, ok := hashers[a]; !ok {
-			return nil, fmt.Errorf("unknown checksum %q (known: md5, sha1, sha224, sha256, sha384, sha512)", a)
-		}
-		set[a] = true
-	}
-	s := &Store{driver: d}
-	for _, n := range []string{"md5", "sha1", "sha224", "sha256", "sha384", "sha512"} {
-		if set[n] {
-			s.allowed = append(s.allowed, n)
-		}
-	}
-	return s, nil
-}
-
-// Driver returns the store's driver.
-func (s *Store) Driver() Driver { return s.driver }
 
 // ValidDigest reports whether d is a lower-case hex sha256.
 func ValidDigest(d string) bool {
 	if len(d) != 64 {
 		return false
 	}
-	for _, c := range d {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+	for i := 0; i < len(d); i++ {
+		if c := d[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
 			return false
 		}
 	}
 	return true
 }
 
-func checkDigest(d string) error {
-	if !ValidDigest(d) {
-		return fmt.Errorf("invalid blob digest %q: want 64 lower-case hex digits", d)
-	}
-	return nil
-}
-
-// Writer streams a new blob.
-type Writer struct {
-	s      *Store
-	temp   Temp
-	hashes map[string]hash.Hash
-	n      int64
-	done   bool
-}
-
-// NewWriter starts a new blob.
-func (s *Store) NewWriter(ctx context.Context) (*Writer, error) {
-	t, err := s.driver.Create(ctx)
-	if err != nil {
-		return nil, &DriverError{Driver: s.driver.Name(), Op: "create", Err: err}
-	}
-	w := &Writer{s: s, temp: t, hashes: map[string]hash.Hash{}}
-	for _, n := range s.allowed {
-		w.hashes[n] = hashers[n]()
-	}
-	return w, nil
-}
-
-// Write writes to the blob and its hashers.
-func (w *Writer) Write(p []byte) (int, error) {
-	if w.done {
-		return 0, errors.New("blob writer: write after commit or cancel")
-	}
-	n, err := w.temp.Write(p)
-	for _, h := range w.hashes {
-		h.Write(p[:n])
-	}
-	w.n += int64(n)
-	return n, err
-}
-
-// Written is the number of bytes written so far.
-func (w *Writer) Written() int64 { return w.n }
-
-// Commit verifies the blob against want and stores it under its sha256. On a mismatch
-// nothing is stored and the error is a *MismatchError.
-func (w *Writer) Commit(ctx context.Context, want Expect) (Digests, error) {
-	if w.done {
-		return Digests{}, errors.New("blob writer: already committed or cancelled")
-	}
-	d := Digests{Size: w.n}
-	sum := func(n string) string {
-		if h, ok := w.hashes[n]; ok {
-			return hex.EncodeToString(h.Sum(nil))
-		}
-		return ""
-	}
-	d.MD5, d.SHA1, d.SHA224, d.SHA256, d.SHA384, d.SHA512 = sum("md5"), sum("sha1"), sum("sha224"), sum("sha256"), sum("sha384"), sum("sha512")
-	var mismatch error
-	switch {
-	case want.Size >= 0 && want.Size != w.n:
-		mismatch = &MismatchError{What: "size", Want: fmt.Sprint(want.Size), Got: fmt.Sprint(w.n)}
-	case want.SHA256 != "" && want.SHA256 != d.SHA256:
-		mismatch = &MismatchError{What: "sha256", Want: want.SHA256, Got: d.SHA256}
-	}
-	for name, v := range want.Digests {
-		if mismatch != nil {
-			break
-		}
-		h, ok := hashers[name]
-		if !ok {
-			mismatch = fmt.Errorf("unknown checksum %q", name)
-			break
-		}
-		got := sum(name)
-		if got == "" {
-			_ = h
-			continue // not recorded here: cannot be checked
-		}
-		if got != v {
-			mismatch = &MismatchError{What: name, Want: v, Got: got}
-		}
-	}
-	if mismatch != nil {
-		w.Cancel(ctx)
-		return Digests{}, mismatch
-	}
-	w.done = true
-	if err := w.temp.Commit(ctx, d.SHA256); err != nil {
-		return Digests{}, &DriverError{Driver: w.s.driver.Name(), Op: "commit", Digest: d.SHA256, Err: err}
-	}
-	return d, nil
-}
-
-// Cancel discards the blob; after Commit it does nothing, so it can be deferred.
-func (w *Writer) Cancel(ctx context.Context) error {
-	if w == nil || w.done {
+// CheckDigest returns an error matching ErrInvalidDigest, naming d, unless d is a valid digest.
+func CheckDigest(d string) error {
+	if ValidDigest(d) {
 		return nil
 	}
-	w.done = true
-	return w.temp.Cancel(ctx)
+	const max = 80 // keep hostile input from flooding logs
+	shown := d
+	if len(shown) > max {
+		shown = shown[:max] + "…"
+	}
+	return fmt.Errorf("%w %q: want 64 lower-case hex digits", ErrInvalidDigest, shown)
 }
 
-// Put stores everything r yields, verified against want.
-func (s *Store) Put(ctx context.Context, r io.Reader, want Expect) (Digests, error) {
-	w, err := s.NewWriter(ctx)
-	if err != nil {
-		return Digests{}, err
+// checksums are the digest names Pulp knows, in its order.
+var checksums = []string{"md5", "sha1", "sha224", "sha256", "sha384", "sha512"}
+
+// defaultChecksums is Pulp's default ALLOWED_CONTENT_CHECKSUMS.
+var defaultChecksums = []string{"sha224", "sha256", "sha384", "sha512"}
+
+func knownChecksum(name string) bool {
+	for _, c := range checksums {
+		if c == name {
+			return true
+		}
 	}
-	defer w.Cancel(ctx)
-	if _, err := io.Copy(w, r); err != nil {
-		return Digests{}, err
-	}
-	return w.Commit(ctx, want)
+	return false
 }
 
-// Open opens a blob for reading.
-func (s *Store) Open(ctx context.Context, sha256 string) (Reader, error) {
-	if err := checkDigest(sha256); err != nil {
-		return nil, err
-	}
-	r, err := s.driver.Open(ctx, sha256)
-	if err != nil {
-		return nil, &DriverError{Driver: s.driver.Name(), Op: "open", Digest: sha256, Err: err}
-	}
-	return r, nil
-}
-
-// Stat describes a blob.
-func (s *Store) Stat(ctx context.Context, sha256 string) (Info, error) {
-	if err := checkDigest(sha256); err != nil {
-		return Info{}, err
-	}
-	i, err := s.driver.Stat(ctx, sha256)
-	if err != nil {
-		return Info{}, &DriverError{Driver: s.driver.Name(), Op: "stat", Digest: sha256, Err: err}
-	}
-	return i, nil
-}
-
-// Delete removes a blob.
-func (s *Store) Delete(ctx context.Context, sha256 string) error {
-	if err := checkDigest(sha256); err != nil {
-		return err
-	}
-	if err := s.driver.Delete(ctx, sha256); err != nil {
-		return &DriverError{Driver: s.driver.Name(), Op: "delete", Digest: sha256, Err: err}
-	}
-	return nil
-}
-
-// Walk visits every committed blob.
-func (s *Store) Walk(ctx context.Context, fn func(sha256 string, info Info) error) error {
-	return s.driver.Walk(ctx, fn)
+func unknownChecksum(name string) error {
+	return fmt.Errorf("unknown checksum %q (known: %s)", name, strings.Join(checksums, ", "))
 }

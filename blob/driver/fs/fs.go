@@ -1,110 +1,95 @@
-// Package fs is the filesystem blob driver: committed blobs live at
-// root/artifact/<sha[0:2]>/<sha[2:]> (Pulp's layout) and temporaries in root/tmp on the
-// same filesystem, so a commit is fsync + rename + fsync of the directory.
 package fs
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"pith/blob"
 )
 
-// Driver stores blobs in a directory.
-type Driver struct{ root string }
+const (
+	artifactDir = "artifact"
+	tmpDir      = "tmp"
+	tmpPrefix   = "blob-"
+	dirMode     = 0o750
+	fileMode    = 0o640
+)
 
-// New creates (if needed) and returns a driver rooted at root.
+// Driver stores blobs in a directory tree. It is safe for concurrent use, also by several
+// processes sharing the directory.
+type Driver struct {
+	root string
+}
+
+var (
+	_ blob.Driver = (*Driver)(nil)
+	_ blob.Pather = (*Driver)(nil)
+)
+
+// New returns a driver rooted at root, creating root/artifact and root/tmp if needed.
 func New(root string) (*Driver, error) {
-	for _, d := range []string{"artifact", "tmp"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o750); err != nil {
-			return nil, fmt.Errorf("blob fs: %w", err)
+	if root == "" {
+		return nil, errors.New("blob fs: empty root directory")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("blob fs: root %q: %w", root, err)
+	}
+	for _, d := range []string{artifactDir, tmpDir} {
+		if err := os.MkdirAll(filepath.Join(abs, d), dirMode); err != nil {
+			return nil, fmt.Errorf("blob fs: root %q: %w", root, err)
 		}
 	}
-	return &Driver{root: root}, nil
+	return &Driver{root: abs}, nil
 }
 
 // Name is "fs".
 func (d *Driver) Name() string { return "fs" }
 
-// Path is where a blob lives.
+// Root is the directory the driver was opened on, made absolute.
+func (d *Driver) Root() string { return d.root }
+
+// Path is where the blob with the digest lives (or would live); false for a bad digest.
 func (d *Driver) Path(sha256 string) (string, bool) {
-	return filepath.Join(d.root, "artifact", sha256[:2], sha256[2:]), true
+	if !blob.ValidDigest(sha256) {
+		return "", false
+	}
+	return filepath.Join(d.root, artifactDir, sha256[:2], sha256[2:]), true
 }
 
-func (d *Driver) path(sha string) string { p, _ := d.Path(sha); return p }
-
-type temp struct {
-	d *Driver
-	f *os.File
+func (d *Driver) path(sha256 string) (string, error) {
+	if err := blob.CheckDigest(sha256); err != nil {
+		return "", err
+	}
+	p, _ := d.Path(sha256)
+	return p, nil
 }
 
-// Create opens a temporary file.
+// Create opens a new temporary file in root/tmp.
 func (d *Driver) Create(ctx context.Context) (blob.Temp, error) {
-	f, err := os.CreateTemp(filepath.Join(d.root, "tmp"), "blob-*")
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(filepath.Join(d.root, tmpDir), tmpPrefix+"*")
 	if err != nil {
 		return nil, err
 	}
 	return &temp{d: d, f: f}, nil
 }
 
-func (t *temp) Write(p []byte) (int, error) { return t.f.Write(p) }
-
-func (t *temp) Commit(ctx context.Context, sha string) error {
-	if err := t.f.Sync(); err != nil {
-		t.Cancel(ctx)
-		return err
-	}
-	if err := t.f.Close(); err != nil {
-		os.Remove(t.f.Name())
-		return err
-	}
-	dst := t.d.path(sha)
-	if _, err := os.Stat(dst); err == nil {
-		os.Remove(t.f.Name()) // identical content is stored once
-		return nil
-	}
-	dir := filepath.Dir(dst)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		os.Remove(t.f.Name())
-		return err
-	}
-	if err := os.Rename(t.f.Name(), dst); err != nil {
-		os.Remove(t.f.Name())
-		return err
-	}
-	if df, err := os.Open(dir); err == nil {
-		df.Sync()
-		df.Close()
-	}
-	return nil
-}
-
-func (t *temp) Cancel(ctx context.Context) error {
-	t.f.Close()
-	err := os.Remove(t.f.Name())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return err
-}
-
-func notFound(err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return blob.ErrNotFound
-	}
-	return err
-}
-
 // Open returns the blob as an *os.File.
-func (d *Driver) Open(ctx context.Context, sha string) (blob.Reader, error) {
-	f, err := os.Open(d.path(sha))
+func (d *Driver) Open(ctx context.Context, sha256 string) (blob.Reader, error) {
+	p, err := d.path(sha256)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
 	if err != nil {
 		return nil, notFound(err)
 	}
@@ -112,50 +97,90 @@ func (d *Driver) Open(ctx context.Context, sha string) (blob.Reader, error) {
 }
 
 // Stat describes a blob.
-func (d *Driver) Stat(ctx context.Context, sha string) (blob.Info, error) {
-	fi, err := os.Stat(d.path(sha))
+func (d *Driver) Stat(ctx context.Context, sha256 string) (blob.Info, error) {
+	p, err := d.path(sha256)
+	if err != nil {
+		return blob.Info{}, err
+	}
+	fi, err := os.Stat(p)
 	if err != nil {
 		return blob.Info{}, notFound(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return blob.Info{}, fmt.Errorf("%s is not a regular file", p)
 	}
 	return blob.Info{Size: fi.Size(), ModTime: fi.ModTime()}, nil
 }
 
-// Delete removes a blob.
-func (d *Driver) Delete(ctx context.Context, sha string) error {
-	return notFound(os.Remove(d.path(sha)))
-}
-
-// Walk visits committed blobs.
-func (d *Driver) Walk(ctx context.Context, fn func(string, blob.Info) error) error {
-	base := filepath.Join(d.root, "artifact")
-	return filepath.WalkDir(base, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(base, p)
-		sha := strings.ReplaceAll(rel, string(filepath.Separator), "")
-		if !blob.ValidDigest(sha) {
-			return nil
-		}
-		fi, err := e.Info()
-		if err != nil {
-			return nil
-		}
-		return fn(sha, blob.Info{Size: fi.Size(), ModTime: fi.ModTime()})
-	})
-}
-
-// CleanTemp removes temporaries older than age, left by a crash.
-func (d *Driver) CleanTemp(age time.Duration) error {
-	dir := filepath.Join(d.root, "tmp")
-	es, err := os.ReadDir(dir)
+// Delete removes a blob; a missing one gives blob.ErrNotFound. Empty fan-out directories
+// stay: removing them would race with a concurrent commit into them.
+func (d *Driver) Delete(ctx context.Context, sha256 string) error {
+	p, err := d.path(sha256)
 	if err != nil {
 		return err
 	}
-	for _, e := range es {
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > age {
-			os.Remove(filepath.Join(dir, e.Name()))
+	return notFound(os.Remove(p))
+}
+
+// Walk visits committed blobs in digest order; files that do not fit the layout are skipped.
+func (d *Driver) Walk(ctx context.Context, fn func(sha256 string, info blob.Info) error) error {
+	base := filepath.Join(d.root, artifactDir)
+	dirs, err := os.ReadDir(base)
+	if err != nil {
+		return err
+	}
+	for _, dir := range dirs {
+		if !dir.IsDir() || len(dir.Name()) != 2 {
+			continue
 		}
+		files, err := os.ReadDir(filepath.Join(base, dir.Name()))
+		if err != nil {
+			if errors.Is(err, iofs.ErrNotExist) {
+				continue
+			}
+			return err
+		}
+		for _, f := range files {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			sha := dir.Name() + f.Name()
+			if !f.Type().IsRegular() || !blob.ValidDigest(sha) {
+				continue
+			}
+			fi, err := f.Info()
+			if err != nil {
+				continue // deleted since the directory was read
+			}
+			if err := fn(sha, blob.Info{Size: fi.Size(), ModTime: fi.ModTime()}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// CleanTemp removes temporaries last modified more than olderThan ago: those a crashed
+// writer left behind. olderThan must exceed the longest write, or live writes are lost.
+func (d *Driver) CleanTemp(olderThan time.Duration) error {
+	dir := filepath.Join(d.root, tmpDir)
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("blob fs: clean temporaries: %w", err)
+	}
+	cutoff := time.Now().Add(-olderThan)
+	var errs []error
+	for _, e := range es {
+		fi, err := e.Info()
+		if err != nil || !fi.Mode().IsRegular() || !fi.ModTime().Before(cutoff) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, iofs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("blob fs: clean temporaries: %w", err)
 	}
 	return nil
 }
@@ -164,9 +189,29 @@ func (d *Driver) CleanTemp(age time.Duration) error {
 func (d *Driver) Usage() (total, used, free int64, err error) {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(d.root, &st); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, fmt.Errorf("blob fs: usage of %s: %w", d.root, err)
 	}
-	total = int64(st.Blocks) * st.Bsize
-	free = int64(st.Bavail) * st.Bsize
-	return total, total - int64(st.Bfree)*st.Bsize, free, nil
+	bs := int64(st.Bsize)
+	total = int64(st.Blocks) * bs
+	free = int64(st.Bavail) * bs
+	return total, total - int64(st.Bfree)*bs, free, nil
+}
+
+func notFound(err error) error {
+	if errors.Is(err, iofs.ErrNotExist) {
+		return blob.ErrNotFound
+	}
+	return err
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

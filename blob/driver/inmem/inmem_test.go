@@ -9,5 +9,6 @@ import (
 )
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	drivertest.Run(t, func(t *testing.T) blob.Driver { return inmem.New() })
 }

@@ -227,7 +227,7 @@ func (q *Queue) run(parent context.Context, t Task) {
 		delete(q.running, t.ID)
 		q.mu.Unlock()
 	}()
-	r := &Run{Task: t, DB: q.db, q: q}
+	r := &Run{Task: t, DB: q.db, q: q, ctx: context.WithoutCancel(ctx)}
 	fn := q.funcs[t.Name]
 	var err error
 	if fn == nil {

@@ -16,6 +16,7 @@ type Run struct {
 	Task Task
 	DB   *meta.DB
 	q    *Queue
+	ctx  context.Context // for saving progress; outlives cancellation of the work
 
 	mu       sync.Mutex
 	reports  []*Progress
@@ -43,7 +44,7 @@ func (r *Run) Created(href string) {
 	r.created = append(r.created, href)
 	r.dirty = true
 	r.mu.Unlock()
-	r.save(context.Background(), true)
+	r.save(r.ctx, true)
 }
 
 // SetResult sets the task's result value (Pulp's `result`).
@@ -74,7 +75,7 @@ func (r *Run) Progress(code, message string, total int64) *Progress {
 	r.reports = append(r.reports, p)
 	r.dirty = true
 	r.mu.Unlock()
-	r.save(context.Background(), false)
+	r.save(r.ctx, false)
 	return p
 }
 
@@ -84,7 +85,7 @@ func (p *Progress) Add(n int64) {
 	p.rep.Done += n
 	p.run.dirty = true
 	p.run.mu.Unlock()
-	p.run.save(context.Background(), false)
+	p.run.save(p.run.ctx, false)
 }
 
 // SetTotal sets the total once it is known.
@@ -104,7 +105,7 @@ func (p *Progress) Finish(err error) {
 	}
 	p.run.dirty = true
 	p.run.mu.Unlock()
-	p.run.save(context.Background(), false)
+	p.run.save(p.run.ctx, false)
 }
 
 // save writes progress and created resources, at most every half second unless forced.

@@ -60,9 +60,9 @@ func manifestEntries(t *testing.T, path string) map[string]string {
 
 func TestFileWorkflow(t *testing.T) {
 	fx := fixtures(t)
-	for name, dsn := range databases(t) {
+	for name, start := range installations() {
 		t.Run(name, func(t *testing.T) {
-			s := startPith(t, dsn(t))
+			s := start(t)
 			c := newCLI(t, s)
 			tmp := t.TempDir()
 
@@ -71,6 +71,11 @@ func TestFileWorkflow(t *testing.T) {
 			c.json(&st, "status")
 			if db, _ := st["database_connection"].(map[string]any); db["connected"] != true {
 				t.Fatalf("status: database not connected: %v", st)
+			}
+			for _, k := range []string{"online_workers", "online_api_apps", "online_content_apps"} {
+				if apps, _ := st[k].([]any); len(apps) == 0 {
+					t.Errorf("status lists no %s", k)
+				}
 			}
 			if !strings.Contains(c.run("status"), `"3.105.25"`) {
 				t.Fatal("status does not claim core 3.105.25")
@@ -156,7 +161,7 @@ func TestFileWorkflow(t *testing.T) {
 			var dist entity
 			c.json(&dist, "file", "distribution", "create", "--name", "puppet", "--base-path", "puppet", "--publication", pub.str("pulp_href"))
 			base := dist.str("base_url")
-			if base != s.url+"/pulp/content/puppet/" {
+			if base != s.content+"/pulp/content/puppet/" {
 				t.Fatalf("base_url = %q", base)
 			}
 			// Downloaded with curl, as a user would, and compared with the manifest.
@@ -195,7 +200,7 @@ func TestFileWorkflow(t *testing.T) {
 			if len(arts) != 1 {
 				t.Errorf("on-demand download did not store the artifact: %v", arts)
 			}
-			if code, body := get(t, s.url+"/pulp/content/ondemand/file1/"); code != 200 || !strings.Contains(string(body), "2.iso") {
+			if code, body := get(t, s.content+"/pulp/content/ondemand/file1/"); code != 200 || !strings.Contains(string(body), "2.iso") {
 				t.Errorf("directory listing: %d\n%s", code, body)
 			}
 

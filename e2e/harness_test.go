@@ -52,12 +52,14 @@ func freePort(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// server is a running pith process.
+// server is a running pith installation: one `pith serve`, or separate api, content and
+// worker processes over PostgreSQL.
 type server struct {
-	addr string
-	url  string
-	data string
-	log  *bytes.Buffer
+	addr    string
+	url     string // the API
+	content string // the content app's origin
+	data    string
+	log     *bytes.Buffer
 }
 
 // startPith runs `pith serve` on a fresh data directory and database until the test ends.
@@ -65,10 +67,50 @@ func startPith(t *testing.T, database string) *server {
 	t.Helper()
 	s := &server{addr: freePort(t), data: t.TempDir(), log: &bytes.Buffer{}}
 	s.url = "http://" + s.addr
-	args := []string{"serve", "--listen", s.addr, "--data", s.data, "--workers", "2"}
+	s.content = s.url
+	args := []string{"--data", s.data, "--workers", "2"}
 	if database != "" {
 		args = append(args, "--database", database)
 	}
+	s.start(t, append([]string{"serve", "--listen", s.addr}, args...)...)
+	waitReady(t, s, s.url+"/pulp/api/v3/status/")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("pith log:\n%s", s.log.String())
+		}
+	})
+	return s
+}
+
+// startSplit runs pith as separate processes over PostgreSQL, the way a scaled-out
+// installation does: one API, one content app and two workers.
+func startSplit(t *testing.T, database string) *server {
+	t.Helper()
+	s := &server{addr: freePort(t), data: t.TempDir(), log: &bytes.Buffer{}}
+	s.url = "http://" + s.addr
+	contentAddr := freePort(t)
+	s.content = "http://" + contentAddr
+	common := []string{"--data", s.data, "--database", database, "--content-origin", s.content}
+	if out, err := exec.Command(pithBin, append([]string{"migrate"}, common...)...).CombinedOutput(); err != nil {
+		t.Fatalf("pith migrate: %v\n%s", err, out)
+	}
+	s.start(t, append([]string{"api", "--listen", s.addr}, common...)...)
+	s.start(t, append([]string{"content", "--listen", contentAddr}, common...)...)
+	s.start(t, append([]string{"worker", "--workers", "2"}, common...)...)
+	s.start(t, append([]string{"worker", "--workers", "2"}, common...)...)
+	waitReady(t, s, s.url+"/pulp/api/v3/status/")
+	waitReady(t, s, s.content+"/pulp/content/")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("pith logs:\n%s", s.log.String())
+		}
+	})
+	return s
+}
+
+// start runs one pith process until the test ends.
+func (s *server) start(t *testing.T, args ...string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, pithBin, args...)
 	cmd.Env = append(os.Environ(), "PITH_ADMIN_PASSWORD="+adminPassword)
@@ -81,21 +123,22 @@ func startPith(t *testing.T, database string) *server {
 	t.Cleanup(func() {
 		cancel()
 		cmd.Wait()
-		if t.Failed() {
-			t.Logf("pith log:\n%s", s.log.String())
-		}
 	})
+}
+
+func waitReady(t *testing.T, s *server, url string) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		resp, err := http.Get(s.url + "/pulp/api/v3/status/")
+		resp, err := http.Get(url)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				return s
+				return
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("pith did not become ready: %v\n%s", err, s.log.String())
+			t.Fatalf("pith did not become ready at %s: %v\n%s", url, err, s.log.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -214,10 +257,11 @@ func fixtures(t *testing.T) string {
 	return "http://" + l.Addr().String()
 }
 
-// databases are the metadata stores every e2e test runs against.
-func databases(t *testing.T) map[string]func(t *testing.T) string {
-	return map[string]func(t *testing.T) string{
-		"sqlite":   func(t *testing.T) string { return "" },
-		"postgres": func(t *testing.T) string { return testpg.URL(t) },
+// installations are the ways of running pith every e2e test runs against.
+func installations() map[string]func(t *testing.T) *server {
+	return map[string]func(t *testing.T) *server{
+		"sqlite":         func(t *testing.T) *server { return startPith(t, "") },
+		"postgres":       func(t *testing.T) *server { return startPith(t, testpg.URL(t)) },
+		"postgres-roles": func(t *testing.T) *server { return startSplit(t, testpg.URL(t)) },
 	}
 }

@@ -47,10 +47,11 @@ type Queue struct {
 	opt   Options
 	wake  chan struct{}
 
-	mu       sync.Mutex
-	running  map[int64]context.CancelFunc
-	waiters  map[int64]chan struct{}
-	workerID int64
+	mu         sync.Mutex
+	running    map[int64]context.CancelFunc
+	runningIDs map[int64]string
+	waiters    map[int64]chan struct{}
+	workerID   int64
 }
 
 // New creates a queue over db running the given functions by name.
@@ -74,7 +75,7 @@ func New(db *meta.DB, funcs map[string]Func, opt Options) *Queue {
 	if opt.AppType == "" {
 		opt.AppType = "worker"
 	}
-	return &Queue{db: db, funcs: funcs, opt: opt, wake: make(chan struct{}, 1), running: map[int64]context.CancelFunc{}, waiters: map[int64]chan struct{}{}}
+	return &Queue{db: db, funcs: funcs, opt: opt, wake: make(chan struct{}, 1), running: map[int64]context.CancelFunc{}, runningIDs: map[int64]string{}, waiters: map[int64]chan struct{}{}}
 }
 
 // Dispatch stores a new waiting task and wakes a worker.
@@ -89,8 +90,15 @@ func (q *Queue) Dispatch(ctx context.Context, s Spec) (Task, error) {
 		return Task{}, err
 	}
 	q.Wake()
+	q.db.Notify(ctx, wakeChannel, "")
 	return t, nil
 }
+
+// The PostgreSQL channels workers of several processes listen on.
+const (
+	wakeChannel   = "pith_tasks"
+	cancelChannel = "pith_cancel"
+)
 
 // DispatchTx stores a new waiting task in the caller's transaction; call Wake after
 // commit.
@@ -183,6 +191,15 @@ func (q *Queue) Start(ctx context.Context) error {
 		return err
 	}
 	q.workerID = id
+	// Other processes dispatch and cancel too: their notifications wake this one.
+	go q.db.Listen(ctx, q.opt.Logger, func(channel, payload string) {
+		switch channel {
+		case wakeChannel:
+			q.Wake()
+		case cancelChannel:
+			q.cancelLocal(payload)
+		}
+	}, wakeChannel, cancelChannel)
 	for i := 0; i < q.opt.Workers; i++ {
 		go q.work(ctx)
 	}
@@ -218,6 +235,7 @@ func (q *Queue) run(parent context.Context, t Task) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
 	q.mu.Lock()
 	q.running[t.ID] = cancel
+	q.runningIDs[t.ID] = t.PulpID
 	q.mu.Unlock()
 	stop := context.AfterFunc(parent, cancel)
 	defer func() {
@@ -225,6 +243,7 @@ func (q *Queue) run(parent context.Context, t Task) {
 		cancel()
 		q.mu.Lock()
 		delete(q.running, t.ID)
+		delete(q.runningIDs, t.ID)
 		q.mu.Unlock()
 	}()
 	r := &Run{Task: t, DB: q.db, q: q, ctx: context.WithoutCancel(ctx)}
@@ -297,6 +316,9 @@ func (q *Queue) finish(ctx context.Context, id int64, state, errJSON string, res
 // that a short task is done by the time the client first reads it (the pulp CLI sleeps a
 // second between reads otherwise). A task run elsewhere simply times out.
 func (q *Queue) WaitBriefly(ctx context.Context, id int64, max time.Duration) {
+	if q.workerID == 0 {
+		return // no workers in this process (an API-only process)
+	}
 	q.mu.Lock()
 	ch, ok := q.waiters[id]
 	if !ok {
@@ -351,11 +373,9 @@ func (q *Queue) Cancel(ctx context.Context, pulpID string) (Task, error) {
 		q.Wake()
 	case Running:
 		if _, err = q.db.Exec(ctx, `UPDATE tasks SET state = 'canceling', updated = ? WHERE id = ? AND state = 'running'`, meta.Now(), t.ID); err == nil {
-			q.mu.Lock()
-			cancel := q.running[t.ID]
-			q.mu.Unlock()
-			if cancel != nil {
-				cancel()
+			if !q.cancelLocal(t.PulpID) {
+				// Running in another process: tell it.
+				err = q.db.Notify(ctx, cancelChannel, t.PulpID)
 			}
 		}
 	case Canceling:
@@ -369,6 +389,22 @@ func (q *Queue) Cancel(ctx context.Context, pulpID string) (Task, error) {
 }
 
 var errRaced = errors.New("task changed state concurrently")
+
+// cancelLocal cancels a task if this process runs it.
+func (q *Queue) cancelLocal(pulpID string) bool {
+	if pulpID == "" {
+		return false
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for id, cancel := range q.running {
+		if q.runningIDs[id] == pulpID {
+			cancel()
+			return true
+		}
+	}
+	return false
+}
 
 // heartbeat renews the leases of this process's tasks and its app registration, and
 // fails tasks whose lease ran out (their worker died).

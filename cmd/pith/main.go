@@ -1,6 +1,7 @@
 // Command pith is a content repository manager that speaks the Pulp 3 REST API.
 //
 //	pith serve                 API, content app and task workers in one process
+//	pith api|content|worker    one role per process, over PostgreSQL
 //	pith migrate               apply database migrations
 //	pith admin password [PW]   reset the admin password (generated when omitted)
 //	pith version               print the versions pith claims
@@ -29,6 +30,9 @@ const usage = `usage: pith <command> [flags]
 
 commands:
   serve              run the API, the content app and the task workers in one process
+  api                run only the REST API (PostgreSQL required; any number of processes)
+  content            run only the content app (PostgreSQL required)
+  worker             run only task workers (PostgreSQL required)
   migrate            apply database migrations and exit
   admin password     reset the admin password: pith admin password [NEW]
   version            print the Pulp component versions pith claims
@@ -43,12 +47,13 @@ func run(ctx context.Context, args []string) error {
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
-	case "serve":
-		cfg, _, err := config.Load("serve", rest, os.Getenv)
+	case "serve", "api", "content", "worker":
+		cfg, _, err := config.Load(cmd, rest, os.Getenv)
 		if err != nil {
 			return err
 		}
-		return runServe(ctx, cfg)
+		r := map[string]roles{"serve": {true, true, true}, "api": {api: true}, "content": {content: true}, "worker": {worker: true}}[cmd]
+		return runRoles(ctx, cmd, cfg, r)
 	case "migrate":
 		cfg, _, err := config.Load("migrate", rest, os.Getenv)
 		if err != nil {

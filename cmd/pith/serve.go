@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"pith/api"
@@ -142,9 +143,10 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 	funcs := map[string]task.Func{}
 	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log})
 	content := serve.New(db, store, serve.Options{GracePeriod: cfg.GracePeriod(), Logger: log, CacheSize: config.Profile(cfg.Tuning).CacheSize})
-	ft := file.New(db, store, content.Invalidate)
+	inv := &invalidator{db: db, local: content}
+	ft := file.New(db, store, inv.Invalidate)
 	a, err := api.New(api.Config{
-		DB: db, Store: store, Queue: q, Content: content, ContentOrigin: cfg.ContentOrigin, UploadDir: uploads, Logger: log,
+		DB: db, Store: store, Queue: q, Content: inv, ContentOrigin: cfg.ContentOrigin, UploadDir: uploads, Logger: log,
 		OrphanProtection: cfg.OrphanProtection(), GracePeriod: cfg.GracePeriod(),
 		AfterVersion: ft.AfterVersion, Refetch: ft.Refetch, FetchURL: ft.FetchURL,
 	})
@@ -161,11 +163,33 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 	return &node{db: db, store: store, queue: q, api: a, content: content, log: log}, nil
 }
 
-// handler routes the API and the content app.
-func (n *node) handler() http.Handler {
+// contentChannel carries "what is served changed" between processes over PostgreSQL.
+const contentChannel = "pith_content"
+
+// invalidator tells this process's content app, and the content apps of other
+// processes, that what they serve may have changed.
+type invalidator struct {
+	db    *meta.DB
+	local *serve.Server
+}
+
+func (i *invalidator) Invalidate() {
+	i.local.Invalidate()
+	i.db.Notify(context.Background(), contentChannel, "")
+}
+
+// Roles a process can run.
+type roles struct{ api, content, worker bool }
+
+// handler routes the API and the content app, as the roles ask.
+func (n *node) handler(r roles) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/pulp/api/v3/", n.api)
-	mux.Handle("/pulp/content/", n.content)
+	if r.api {
+		mux.Handle("/pulp/api/v3/", n.api)
+	}
+	if r.content {
+		mux.Handle("/pulp/content/", n.content)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" || r.URL.Path == "/pulp/" || r.URL.Path == "/pulp/api/v3" {
 			http.Redirect(w, r, "/pulp/api/v3/status/", http.StatusFound)
@@ -176,15 +200,28 @@ func (n *node) handler() http.Handler {
 	return mux
 }
 
-func serveAll(ctx context.Context, cfg config.Config, n *node) error {
+func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 	if err := ensureAdmin(ctx, n.db, n.log); err != nil {
 		return err
 	}
-	if err := n.queue.Start(ctx); err != nil {
-		return err
+	if r.worker {
+		if err := n.queue.Start(ctx); err != nil {
+			return err
+		}
+	}
+	if r.content {
+		// Changes made by other processes reach this content app.
+		go n.db.Listen(ctx, n.log, func(string, string) { n.content.Invalidate() }, contentChannel)
 	}
 	host, _ := os.Hostname()
-	for _, kind := range []string{"api", "content"} {
+	var kinds []string
+	if r.api {
+		kinds = append(kinds, "api")
+	}
+	if r.content {
+		kinds = append(kinds, "content")
+	}
+	for _, kind := range kinds {
 		id, err := task.RegisterApp(ctx, n.db, fmt.Sprintf("%s-%d@%s", kind, os.Getpid(), host), kind)
 		if err != nil {
 			return err
@@ -202,12 +239,18 @@ func serveAll(ctx context.Context, cfg config.Config, n *node) error {
 			}
 		}()
 	}
+	if !r.api && !r.content {
+		n.log.Info("pith worker running", "database", n.db.Dialect().String(), "workers", cfg.Workers)
+		<-ctx.Done()
+		return nil
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	srv := &http.Server{Handler: n.handler(), ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
-	n.log.Info("pith serving", "listen", ln.Addr().String(), "database", n.db.Dialect().String(), "data", cfg.Data, "workers", cfg.Workers)
+	srv := &http.Server{Handler: n.handler(r), ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
+	n.log.Info("pith serving", "listen", ln.Addr().String(), "api", r.api, "content", r.content, "workers", r.worker,
+		"database", n.db.Dialect().String(), "data", cfg.Data)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -224,11 +267,17 @@ func serveAll(ctx context.Context, cfg config.Config, n *node) error {
 	}
 }
 
-func runServe(ctx context.Context, cfg config.Config) error {
+// runRoles runs the given roles in this process. The single roles need PostgreSQL:
+// an embedded SQLite database belongs to one process.
+func runRoles(ctx context.Context, name string, cfg config.Config, r roles) error {
+	if !(r.api && r.content && r.worker) && !strings.HasPrefix(cfg.Database, "postgres://") && !strings.HasPrefix(cfg.Database, "postgresql://") {
+		return fmt.Errorf("%s: the %s role runs as a separate process only over PostgreSQL (--database postgres://…); "+
+			"with the embedded SQLite database (%s) one process owns it: run `pith serve`", name, name, cfg.Database)
+	}
 	n, err := build(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer n.db.Close()
-	return serveAll(ctx, cfg, n)
+	return runNode(ctx, cfg, n, r)
 }

@@ -31,6 +31,9 @@ type Config struct {
 	OrphanProtectionMinutes int `json:"orphan_protection_minutes"`
 	// PublicationGraceMinutes keeps a superseded publication servable.
 	PublicationGraceMinutes int `json:"publication_grace_minutes"`
+	// TaskLeaseSeconds is how long a running task survives its worker's silence before
+	// it is failed and its locks are freed.
+	TaskLeaseSeconds int `json:"task_lease_seconds"`
 }
 
 // Defaults are the embedded single-machine settings.
@@ -43,6 +46,7 @@ func Defaults() Config {
 		AllowedChecksums:        []string{"sha224", "sha256", "sha384", "sha512"},
 		OrphanProtectionMinutes: 1440,
 		PublicationGraceMinutes: 3 * 24 * 60,
+		TaskLeaseSeconds:        30,
 	}
 }
 
@@ -95,6 +99,8 @@ func settings() []setting {
 	add("orphan-protection-minutes", "minutes new unreferenced content is safe from orphan cleanup", g, s)
 	g, s = num("publication-grace-minutes", func(c *Config) *int { return &c.PublicationGraceMinutes })
 	add("publication-grace-minutes", "minutes a superseded publication stays servable", g, s)
+	g, s = num("task-lease-seconds", func(c *Config) *int { return &c.TaskLeaseSeconds })
+	add("task-lease-seconds", "seconds a running task outlives a silent worker before it is failed", g, s)
 	return out
 }
 
@@ -190,6 +196,9 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("log-level: %q is not one of debug, info, warn, error", c.LogLevel)
 	}
+	if c.TaskLeaseSeconds < 1 {
+		return fmt.Errorf("task-lease-seconds: %d must be at least 1", c.TaskLeaseSeconds)
+	}
 	if c.OrphanProtectionMinutes < 0 || c.PublicationGraceMinutes < 0 {
 		return errors.New("orphan-protection-minutes and publication-grace-minutes must not be negative")
 	}
@@ -205,6 +214,9 @@ func (c Config) OrphanProtection() time.Duration {
 func (c Config) GracePeriod() time.Duration {
 	return time.Duration(c.PublicationGraceMinutes) * time.Minute
 }
+
+// TaskLease is the lease of a running task.
+func (c Config) TaskLease() time.Duration { return time.Duration(c.TaskLeaseSeconds) * time.Second }
 
 // Tuning is one profile's numbers.
 type Tuning struct {

@@ -60,6 +60,7 @@ type server struct {
 	content string // the content app's origin
 	data    string
 	log     *bytes.Buffer
+	workers []*exec.Cmd // worker processes of a split installation
 }
 
 // startPith runs `pith serve` on a fresh data directory and database until the test ends.
@@ -84,20 +85,21 @@ func startPith(t *testing.T, database string) *server {
 
 // startSplit runs pith as separate processes over PostgreSQL, the way a scaled-out
 // installation does: one API, one content app and two workers.
-func startSplit(t *testing.T, database string) *server {
+func startSplit(t *testing.T, database string, extra ...string) *server {
 	t.Helper()
 	s := &server{addr: freePort(t), data: t.TempDir(), log: &bytes.Buffer{}}
 	s.url = "http://" + s.addr
 	contentAddr := freePort(t)
 	s.content = "http://" + contentAddr
-	common := []string{"--data", s.data, "--database", database, "--content-origin", s.content}
+	common := append([]string{"--data", s.data, "--database", database, "--content-origin", s.content}, extra...)
 	if out, err := exec.Command(pithBin, append([]string{"migrate"}, common...)...).CombinedOutput(); err != nil {
 		t.Fatalf("pith migrate: %v\n%s", err, out)
 	}
 	s.start(t, append([]string{"api", "--listen", s.addr}, common...)...)
 	s.start(t, append([]string{"content", "--listen", contentAddr}, common...)...)
-	s.start(t, append([]string{"worker", "--workers", "2"}, common...)...)
-	s.start(t, append([]string{"worker", "--workers", "2"}, common...)...)
+	for i := 0; i < 2; i++ {
+		s.workers = append(s.workers, s.start(t, append([]string{"worker", "--workers", "2"}, common...)...))
+	}
 	waitReady(t, s, s.url+"/pulp/api/v3/status/")
 	waitReady(t, s, s.content+"/pulp/content/")
 	t.Cleanup(func() {
@@ -109,7 +111,7 @@ func startSplit(t *testing.T, database string) *server {
 }
 
 // start runs one pith process until the test ends.
-func (s *server) start(t *testing.T, args ...string) {
+func (s *server) start(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, pithBin, args...)
@@ -124,6 +126,7 @@ func (s *server) start(t *testing.T, args ...string) {
 		cancel()
 		cmd.Wait()
 	})
+	return cmd
 }
 
 func waitReady(t *testing.T, s *server, url string) {
@@ -264,4 +267,9 @@ func installations() map[string]func(t *testing.T) *server {
 		"postgres":       func(t *testing.T) *server { return startPith(t, testpg.URL(t)) },
 		"postgres-roles": func(t *testing.T) *server { return startSplit(t, testpg.URL(t)) },
 	}
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -141,7 +141,7 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 		return nil, err
 	}
 	funcs := map[string]task.Func{}
-	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log})
+	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log, Lease: cfg.TaskLease()})
 	content := serve.New(db, store, serve.Options{GracePeriod: cfg.GracePeriod(), Logger: log, CacheSize: config.Profile(cfg.Tuning).CacheSize})
 	inv := &invalidator{db: db, local: content}
 	ft := file.New(db, store, inv.Invalidate)

@@ -1,0 +1,87 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"pith/internal/testpg"
+)
+
+// waitTask polls a task with the CLI until it reaches a final state.
+func waitTask(t *testing.T, c *cli, href string, limit time.Duration) entity {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		var task entity
+		c.json(&task, "task", "show", "--href", href)
+		switch task.str("state") {
+		case "completed", "failed", "canceled":
+			return task
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s still %s after %s", href, task.str("state"), limit)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// A worker killed with SIGKILL in the middle of a sync: the task is failed once its
+// lease runs out, its lock on the repository is freed, the task queued behind it runs,
+// and no partial repository version is left.
+func TestWorkerKilledDuringSync(t *testing.T) {
+	fx := fixtures(t)
+	s := startSplit(t, testpg.URL(t), "--task-lease-seconds", "3")
+	c := newCLI(t, s)
+	c.run("file", "remote", "create", "--name", "slow", "--url", fx+"/slow/PULP_MANIFEST")
+	c.run("file", "repository", "create", "--name", "r", "--remote", "slow")
+	c.run("-b", "file", "repository", "sync", "--name", "r")
+
+	var running []entity
+	deadline := time.Now().Add(15 * time.Second)
+	for len(running) == 0 {
+		c.json(&running, "task", "list", "--name-contains", "synchronize", "--state", "running")
+		if time.Now().After(deadline) {
+			t.Fatal("the sync never started")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	sync := running[0]
+	// Queue a change of the same repository behind the sync.
+	small := filepath.Join(t.TempDir(), "small.txt")
+	os.WriteFile(small, []byte("queued behind the sync\n"), 0o644)
+	c.run("-b", "file", "content", "upload", "--file", small, "--relative-path", "small.txt", "--repository", "r")
+
+	// Kill the worker process that runs the sync.
+	var worker entity
+	c.json(&worker, "show", "--href", sync.str("worker"))
+	pid, err := strconv.Atoi(strings.SplitN(worker.str("name"), "@", 2)[0])
+	if err != nil {
+		t.Fatalf("worker name %q", worker.str("name"))
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill worker %d: %v", pid, err)
+	}
+
+	failed := waitTask(t, c, sync.str("pulp_href"), 60*time.Second)
+	if failed.str("state") != "failed" || !strings.Contains(strings.ToLower(failed.str("error")+toJSON(failed["error"])), "worker has gone missing") {
+		t.Fatalf("killed sync: state %s, error %v", failed.str("state"), failed["error"])
+	}
+	var tasks []entity
+	c.json(&tasks, "task", "list", "--name", "pulpcore.app.tasks.base.general_create")
+	if len(tasks) != 1 {
+		t.Fatalf("upload tasks: %v", tasks)
+	}
+	if done := waitTask(t, c, tasks[0].str("pulp_href"), 60*time.Second); done.str("state") != "completed" {
+		t.Fatalf("the task queued behind the killed sync: %v", done)
+	}
+	var versions []entity
+	c.json(&versions, "file", "repository", "version", "list", "--repository", "r")
+	if len(versions) != 2 || presentCount(versions[0]) != 1 {
+		t.Fatalf("versions after the killed sync: %d, latest holds %d files; want versions 0 and 1 with the upload only", len(versions), presentCount(versions[0]))
+	}
+}

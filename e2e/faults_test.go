@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -83,5 +84,87 @@ func TestWorkerKilledDuringSync(t *testing.T) {
 	c.json(&versions, "file", "repository", "version", "list", "--repository", "r")
 	if len(versions) != 2 || presentCount(versions[0]) != 1 {
 		t.Fatalf("versions after the killed sync: %d, latest holds %d files; want versions 0 and 1 with the upload only", len(versions), presentCount(versions[0]))
+	}
+}
+
+// privateCluster starts a PostgreSQL cluster of the test's own (so it can be restarted
+// without disturbing other tests) and returns its URL and directory.
+func privateCluster(t *testing.T) (string, string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "pith-e2e-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("bash", "../scripts/pg", "start", dir).Output()
+	if err != nil {
+		t.Fatalf("start PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() { exec.Command("bash", "../scripts/pg", "stop", dir).Run() })
+	return strings.TrimSpace(string(out)), dir
+}
+
+// PostgreSQL restarts under a running installation: every process reconnects and
+// carries on (API, content app, workers and their notifications).
+func TestPostgresRestart(t *testing.T) {
+	url, dir := privateCluster(t)
+	s := startSplit(t, url)
+	c := newCLI(t, s)
+	c.run("file", "repository", "create", "--name", "before")
+	c.run("file", "distribution", "create", "--name", "d", "--base-path", "d", "--repository", "before")
+	if out, err := exec.Command("bash", "../scripts/pg", "restart", dir).CombinedOutput(); err != nil {
+		t.Fatalf("restart PostgreSQL: %v\n%s", err, out)
+	}
+	// The first requests after a restart may meet dead pooled connections; the CLI
+	// action must succeed within a few tries.
+	small := filepath.Join(t.TempDir(), "after.txt")
+	os.WriteFile(small, []byte("after the restart\n"), 0o644)
+	var err error
+	for i := 0; i < 10; i++ {
+		if _, err = c.try("file", "content", "upload", "--file", small, "--relative-path", "after.txt", "--repository", "before"); err == nil {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("upload after the restart: %v", err)
+	}
+	code, body := get(t, s.content+"/pulp/content/d/after.txt")
+	if code != 200 || string(body) != "after the restart\n" {
+		t.Fatalf("content after the restart: %d %q", code, body)
+	}
+}
+
+// Two syncs of the same repository dispatched at once run one after the other.
+func TestConcurrentSyncsSerialize(t *testing.T) {
+	fx := fixtures(t)
+	s := startSplit(t, testpg.URL(t))
+	c := newCLI(t, s)
+	c.run("file", "remote", "create", "--name", "puppet", "--url", fx+"/file-katello-puppet/PULP_MANIFEST")
+	c.run("file", "remote", "create", "--name", "file1", "--url", fx+"/yum-katello/file1/PULP_MANIFEST")
+	c.run("file", "repository", "create", "--name", "r")
+	c.run("-b", "file", "repository", "sync", "--name", "r", "--remote", "puppet")
+	c.run("-b", "file", "repository", "sync", "--name", "r", "--remote", "file1")
+	var tasks []entity
+	c.json(&tasks, "task", "list", "--name-contains", "synchronize")
+	if len(tasks) != 2 {
+		t.Fatalf("%d sync tasks", len(tasks))
+	}
+	var done []entity
+	for _, tk := range tasks {
+		done = append(done, waitTask(t, c, tk.str("pulp_href"), 60*time.Second))
+	}
+	for _, tk := range done {
+		if tk.str("state") != "completed" {
+			t.Fatalf("sync: %v", tk)
+		}
+	}
+	first, second := done[1], done[0] // the list is newest first
+	if second.str("started_at") < first.str("finished_at") {
+		t.Errorf("the syncs overlapped: first finished %s, second started %s", first.str("finished_at"), second.str("started_at"))
+	}
+	var versions []entity
+	c.json(&versions, "file", "repository", "version", "list", "--repository", "r")
+	if len(versions) != 3 || presentCount(versions[0]) != 15 {
+		t.Errorf("versions %d, latest holds %d files; want 3 versions and 12+3 files", len(versions), presentCount(versions[0]))
 	}
 }

@@ -21,6 +21,7 @@ type Config struct {
 	Listen        string `json:"listen"`         // API and content address, host:port
 	Data          string `json:"data"`           // data directory: blobs, uploads, the SQLite file
 	Database      string `json:"database"`       // SQLite file path or postgres:// URL
+	Storage       string `json:"storage"`        // blob storage: a directory, or "database"
 	ContentOrigin string `json:"content_origin"` // scheme://host:port clients use for content
 	Tuning        string `json:"tuning"`         // small, medium, large, xlarge or auto
 	Workers       int    `json:"workers"`        // task workers in this process (0 = from tuning)
@@ -84,6 +85,8 @@ func settings() []setting {
 	add("data", "data directory (blobs, uploads, SQLite database)", g, s)
 	g, s = str(func(c *Config) *string { return &c.Database })
 	add("database", "SQLite file path or postgres://user:pass@host:port/db (default: <data>/pith.db)", g, s)
+	g, s = str(func(c *Config) *string { return &c.Storage })
+	add("storage", "blob storage: a directory path, or \"database\" for blobs in the metadata database (default: <data>/blobs)", g, s)
 	g, s = str(func(c *Config) *string { return &c.ContentOrigin })
 	add("content-origin", "origin clients use to reach content (default: http://<listen>)", g, s)
 	g, s = str(func(c *Config) *string { return &c.Tuning })
@@ -165,6 +168,9 @@ func (c *Config) fill() {
 	if c.ContentOrigin == "" {
 		c.ContentOrigin = "http://" + c.Listen
 	}
+	if c.Storage == "" {
+		c.Storage = filepath.Join(c.Data, "blobs")
+	}
 	c.ContentOrigin = strings.TrimSuffix(c.ContentOrigin, "/")
 	if c.Workers == 0 {
 		c.Workers = Profile(c.Tuning).Workers
@@ -181,6 +187,9 @@ func (c Config) Validate() error {
 	}
 	if strings.Contains(c.Database, "://") && !strings.HasPrefix(c.Database, "postgres://") && !strings.HasPrefix(c.Database, "postgresql://") {
 		return fmt.Errorf("database: %q is neither a file path nor a postgres:// URL", c.Database)
+	}
+	if strings.Contains(c.Storage, "://") {
+		return fmt.Errorf("storage: %q: only a directory path or \"database\" is supported (S3 is not available yet)", c.Storage)
 	}
 	if u, err := url.Parse(c.ContentOrigin); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("content-origin: %q is not an http(s) origin", c.ContentOrigin)

@@ -64,12 +64,12 @@ type server struct {
 }
 
 // startPith runs `pith serve` on a fresh data directory and database until the test ends.
-func startPith(t *testing.T, database string) *server {
+func startPith(t *testing.T, database string, extra ...string) *server {
 	t.Helper()
 	s := &server{addr: freePort(t), data: t.TempDir(), log: &bytes.Buffer{}}
 	s.url = "http://" + s.addr
 	s.content = s.url
-	args := []string{"--data", s.data, "--workers", "2"}
+	args := append([]string{"--data", s.data, "--workers", "2"}, extra...)
 	if database != "" {
 		args = append(args, "--database", database)
 	}
@@ -260,11 +260,12 @@ func fixtures(t *testing.T) string {
 	return "http://" + l.Addr().String()
 }
 
-// installations are the ways of running pith every e2e test runs against.
+// installations are the ways of running pith every e2e test runs against: the embedded
+// defaults; PostgreSQL with blobs in the database; separate processes over PostgreSQL.
 func installations() map[string]func(t *testing.T) *server {
 	return map[string]func(t *testing.T) *server{
 		"sqlite":         func(t *testing.T) *server { return startPith(t, "") },
-		"postgres":       func(t *testing.T) *server { return startPith(t, testpg.URL(t)) },
+		"postgres":       func(t *testing.T) *server { return startPith(t, testpg.URL(t), "--storage", "database") },
 		"postgres-roles": func(t *testing.T) *server { return startSplit(t, testpg.URL(t)) },
 	}
 }

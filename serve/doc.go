@@ -4,7 +4,7 @@
 //   - No avoidable work per request: base paths resolve from an in-memory table of
 //     distributions, rebuilt after Invalidate (and at least every few seconds, for
 //     changes made by other processes); a path resolves with one indexed query, and the
-//     answer (misses included) is cached until the next Invalidate.
+//     answer (misses included) is kept in a bounded LRU until the next Invalidate.
 //   - Files go out with sendfile, Range, ETag (the sha256), Last-Modified and
 //     conditional GET.
 //   - An on-demand file is fetched from its remote once, however many clients ask at

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"path"
+	"strconv"
+	"sync/atomic"
 
 	"pith/blob"
 	"pith/content"
@@ -17,16 +19,22 @@ import (
 // flight is one upstream fetch of an on-demand file that other requests wait for.
 type flight struct {
 	done     chan struct{}
+	waiters  atomic.Int32   // requests waiting for it (observed by tests)
 	artifact *meta.Artifact // set when the file was stored
 	err      error
 }
 
+// remoteDownloader is a remote's downloader, built from the remote as last updated.
+type remoteDownloader struct {
+	updated int64
+	d       *download.Downloader
+}
+
 func (s *Server) downloader(m meta.Remote) (*download.Downloader, error) {
-	key := fmt.Sprintf("%d/%d", m.ID, m.Updated)
 	s.dmu.Lock()
 	defer s.dmu.Unlock()
-	if d, ok := s.downloaders[key]; ok {
-		return d, nil
+	if c, ok := s.downloaders[m.ID]; ok && c.updated == m.Updated {
+		return c.d, nil
 	}
 	cfg, err := content.DownloadConfig(m)
 	if err != nil {
@@ -34,18 +42,19 @@ func (s *Server) downloader(m meta.Remote) (*download.Downloader, error) {
 	}
 	d, err := download.New(cfg)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("downloader for remote %q: %w", m.Name, err)
 	}
-	s.downloaders[key] = d
+	s.downloaders[m.ID] = remoteDownloader{updated: m.Updated, d: d}
 	return d, nil
 }
 
 // serveOnDemand fetches a file from its remote. The first request for a file leads: it
 // streams the bytes to its client and into the store. Concurrent requests wait for the
-// leader and are then served the stored blob, so upstream sees one request.
-func (s *Server) serveOnDemand(w http.ResponseWriter, r *http.Request, d meta.Distribution, rel string, f meta.FileRef) {
+// leader and are then served the stored blob, so upstream sees one request. Files of
+// streamed remotes are never stored, so there is nothing to share: each request fetches.
+func (s *Server) serveOnDemand(w http.ResponseWriter, r *http.Request, rel string, f meta.FileRef) {
 	if len(f.Remote) == 0 {
-		http.Error(w, rel+" is not stored and has no remote to fetch it from", http.StatusNotFound)
+		http.Error(w, r.URL.Path+" is not stored and has no remote to fetch it from", http.StatusNotFound)
 		return
 	}
 	src := f.Remote[0]
@@ -54,7 +63,10 @@ func (s *Server) serveOnDemand(w http.ResponseWriter, r *http.Request, d meta.Di
 		s.fail(w, r, err)
 		return
 	}
-	streamed := m.Policy == "streamed"
+	if m.Policy == "streamed" {
+		s.fetch(w, r, m, src, rel, f, nil)
+		return
+	}
 	s.mu.Lock()
 	fl, follower := s.flight[f.ContentArtifactID]
 	if !follower {
@@ -63,18 +75,14 @@ func (s *Server) serveOnDemand(w http.ResponseWriter, r *http.Request, d meta.Di
 	}
 	s.mu.Unlock()
 	if follower {
+		fl.waiters.Add(1)
 		select {
 		case <-fl.done:
 		case <-r.Context().Done():
 			return
 		}
-		if fl.err != nil || fl.artifact == nil {
-			// The leader failed, or the remote is streamed (nothing stored): fetch again.
-			if fl.err != nil {
-				http.Error(w, fmt.Sprintf("fetching %s from the remote failed: %v", rel, fl.err), http.StatusBadGateway)
-				return
-			}
-			s.fetch(w, r, m, src, rel, f, nil)
+		if fl.err != nil {
+			http.Error(w, "fetching "+r.URL.Path+" from the remote failed", http.StatusBadGateway)
 			return
 		}
 		s.serveArtifact(w, r, path.Base(rel), *fl.artifact)
@@ -86,11 +94,33 @@ func (s *Server) serveOnDemand(w http.ResponseWriter, r *http.Request, d meta.Di
 		s.mu.Unlock()
 		close(fl.done)
 	}()
-	if streamed {
-		s.fetch(w, r, m, src, rel, f, nil)
+	// This request may have resolved the path just before an earlier leader stored the
+	// file and left: look again rather than fetch twice.
+	if a, err := s.storedArtifact(r.Context(), f); err != nil || a != nil {
+		if err != nil {
+			s.failFlight(fl, err)
+			s.fail(w, r, err)
+			return
+		}
+		fl.artifact = a
+		s.serveArtifact(w, r, path.Base(rel), *a)
 		return
 	}
 	s.fetch(w, r, m, src, rel, f, fl)
+}
+
+// storedArtifact returns the artifact of an on-demand file once it has been fetched, or nil.
+func (s *Server) storedArtifact(ctx context.Context, f meta.FileRef) (*meta.Artifact, error) {
+	files, err := meta.ContentFiles(ctx, s.db, f.ContentID)
+	if err != nil {
+		return nil, fmt.Errorf("files of content %d: %w", f.ContentID, err)
+	}
+	for _, cf := range files {
+		if cf.ContentArtifactID == f.ContentArtifactID {
+			return cf.Artifact, nil
+		}
+	}
+	return nil, nil
 }
 
 // fetch streams the file from upstream to the client; with fl set it also stores it and
@@ -114,13 +144,14 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request, m meta.Remote, sr
 	body, length, err := dl.Open(ctx, src.URL, want)
 	if err != nil {
 		s.failFlight(fl, err)
+		s.opt.Logger.Warn("on-demand fetch failed", "path", r.URL.Path, "remote", m.Name, "err", err)
 		var de *download.Error
 		if errors.As(err, &de) && de.Status == http.StatusNotFound {
-			http.Error(w, rel+" was not found on the remote", http.StatusNotFound)
+			http.Error(w, r.URL.Path+" was not found on the remote", http.StatusNotFound)
 			return
 		}
-		http.Error(w, fmt.Sprintf("fetching %s from the remote failed", rel), http.StatusBadGateway)
-		s.opt.Logger.Warn("on-demand fetch failed", "path", rel, "err", err)
+		// The upstream error stays in the log: its URL may carry credentials.
+		http.Error(w, "fetching "+r.URL.Path+" from the remote failed", http.StatusBadGateway)
 		return
 	}
 	defer body.Close()
@@ -135,9 +166,12 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request, m meta.Remote, sr
 	}
 	h := w.Header()
 	h.Set("Content-Type", contentType(path.Base(rel)))
+	if length < 0 {
+		length = want.Size // a different length fails verification and aborts the response
+	}
 	if length >= 0 {
-		h.Set("Content-Length", fmt.Sprint(length))
-		h.Set("X-PULP-ARTIFACT-SIZE", fmt.Sprint(length))
+		h.Set("Content-Length", strconv.FormatInt(length, 10))
+		h.Set("X-PULP-ARTIFACT-SIZE", strconv.FormatInt(length, 10))
 	}
 	if want.SHA256 != "" {
 		h.Set("ETag", `"`+want.SHA256+`"`)
@@ -155,15 +189,18 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request, m meta.Remote, sr
 		// The bytes did not verify, or upstream broke off: nothing is stored, and the
 		// client must not take a truncated body for the file.
 		s.failFlight(fl, err)
-		s.opt.Logger.Warn("on-demand fetch failed while streaming", "path", rel, "err", err)
+		s.opt.Logger.Warn("on-demand fetch failed while streaming", "path", r.URL.Path, "remote", m.Name, "err", err)
 		panic(http.ErrAbortHandler)
 	}
 	if bw == nil {
 		return
 	}
+	// The client has its bytes; failures from here on only mean nothing is kept (the
+	// waiting requests get 502 and the next request fetches again).
 	dg, err := bw.Commit(ctx, blob.Expect{Size: want.Size, SHA256: want.SHA256})
 	if err != nil {
 		s.failFlight(fl, err)
+		s.opt.Logger.Warn("on-demand file not stored", "path", r.URL.Path, "err", err)
 		return
 	}
 	a, _, err := meta.PutArtifact(ctx, s.db, artifactOf(dg))
@@ -172,6 +209,7 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request, m meta.Remote, sr
 	}
 	if err != nil {
 		s.failFlight(fl, err)
+		s.opt.Logger.Error("on-demand file stored but not recorded", "path", r.URL.Path, "sha256", dg.SHA256, "err", err)
 		return
 	}
 	fl.artifact = &a

@@ -9,22 +9,22 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"pith/blob"
-	"pith/content/download"
 	"pith/meta"
 )
 
 // Options tune the content app.
 type Options struct {
 	Prefix            string        // URL prefix, default /pulp/content/
-	GracePeriod       time.Duration // superseded publications stay servable this long
+	GracePeriod       time.Duration // 0: superseded publications are not consulted (the API records their expiry)
 	Logger            *slog.Logger
-	CacheSize         int  // path resolutions kept (default 10,000)
+	CacheSize         int  // path resolutions kept, misses included (default 10,000)
 	RedirectToStorage bool // answer with a redirect when the blob driver can make URLs
 }
 
@@ -34,14 +34,16 @@ type Server struct {
 	store *blob.Store
 	opt   Options
 
-	gen    atomic.Uint64 // bumped by Invalidate
+	gen    atomic.Uint64 // bumped by Invalidate and by the periodic reload
+	table  atomic.Pointer[distTable]
+	loadMu sync.Mutex // one table reload at a time
+	cache  *lru
+
 	mu     sync.Mutex
-	table  *distTable
-	cache  map[string]resolution
 	flight map[int64]*flight // on-demand fetches in progress, by content artifact
 
 	dmu         sync.Mutex
-	downloaders map[string]*download.Downloader // by remote id + last update
+	downloaders map[int64]remoteDownloader // by remote; rebuilt when the remote changes
 
 	small smallCache
 }
@@ -61,46 +63,50 @@ func New(db *meta.DB, store *blob.Store, opt Options) *Server {
 	if opt.Prefix == "" {
 		opt.Prefix = "/pulp/content/"
 	}
+	if !strings.HasSuffix(opt.Prefix, "/") {
+		opt.Prefix += "/"
+	}
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
 	if opt.CacheSize <= 0 {
 		opt.CacheSize = 10_000
 	}
-	return &Server{db: db, store: store, opt: opt, cache: map[string]resolution{}, flight: map[int64]*flight{}, downloaders: map[string]*download.Downloader{}}
+	return &Server{db: db, store: store, opt: opt, cache: newLRU(opt.CacheSize), flight: map[int64]*flight{},
+		downloaders: map[int64]remoteDownloader{}}
 }
 
 // Invalidate is called when distributions, publications, repository versions or remotes
 // change: the next request reloads the table and forgets cached resolutions.
 func (s *Server) Invalidate() {
-	s.gen.Add(1)
-	s.mu.Lock()
-	clear(s.cache)
-	s.mu.Unlock()
+	s.cache.clear(s.gen.Add(1))
 }
 
 func (s *Server) distributions(ctx context.Context) (*distTable, error) {
-	gen := s.gen.Load()
-	s.mu.Lock()
-	t := s.table
-	s.mu.Unlock()
-	if t != nil && t.gen == gen && time.Since(t.loaded) < tableTTL {
+	if t := s.table.Load(); t != nil && t.gen == s.gen.Load() && time.Since(t.loaded) < tableTTL {
 		return t, nil
+	}
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	t := s.table.Load()
+	gen := s.gen.Load()
+	if t != nil && t.gen == gen && time.Since(t.loaded) < tableTTL {
+		return t, nil // another request reloaded it while this one waited
+	}
+	if t != nil && t.gen == gen {
+		// The safety net: another process may have changed what paths resolve to.
+		gen = s.gen.Add(1)
+		s.cache.clear(gen)
 	}
 	ds, _, err := meta.ListDistributions(ctx, s.db, meta.List{})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("load distributions: %w", err)
 	}
 	nt := &distTable{gen: gen, loaded: time.Now(), byPath: make(map[string]meta.Distribution, len(ds))}
 	for _, d := range ds {
 		nt.byPath[d.BasePath] = d
 	}
-	s.mu.Lock()
-	if t != nil && time.Since(t.loaded) >= tableTTL {
-		clear(s.cache) // another process may have changed what paths resolve to
-	}
-	s.table = nt
-	s.mu.Unlock()
+	s.table.Store(nt)
 	return nt, nil
 }
 
@@ -109,9 +115,9 @@ func (s *Server) distributions(ctx context.Context) (*distTable, error) {
 func (t *distTable) match(p string) (meta.Distribution, string, bool) {
 	for cut := len(p); cut > 0; cut = strings.LastIndexByte(p[:cut], '/') {
 		if d, ok := t.byPath[p[:cut]]; ok {
-			rest := strings.TrimPrefix(p[cut:], "/")
-			if cut == len(p) {
-				rest = ""
+			rest := ""
+			if cut < len(p) {
+				rest = p[cut+1:]
 			}
 			return d, rest, true
 		}
@@ -125,9 +131,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	p := strings.TrimPrefix(r.URL.Path, s.opt.Prefix)
-	if p == r.URL.Path && r.URL.Path+"/" != s.opt.Prefix {
-		http.NotFound(w, r)
+	if r.URL.Path+"/" == s.opt.Prefix {
+		http.Redirect(w, r, s.opt.Prefix, http.StatusMovedPermanently)
+		return
+	}
+	p, ok := strings.CutPrefix(r.URL.Path, s.opt.Prefix)
+	if !ok {
+		http.Error(w, r.URL.Path+" is outside "+s.opt.Prefix, http.StatusNotFound)
 		return
 	}
 	ctx := r.Context()
@@ -159,13 +169,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch res.kind {
 	case kindMiss:
-		http.Error(w, fmt.Sprintf("%s not found in distribution %s", rel, d.BasePath), http.StatusNotFound)
+		http.Error(w, r.URL.Path+" not found", http.StatusNotFound)
 	case kindRedirectDir:
 		http.Redirect(w, r, r.URL.Path+"/", http.StatusMovedPermanently)
 	case kindDir:
 		s.listDir(w, r, res)
 	case kindFile:
-		s.serveFile(w, r, d, rel, res)
+		s.serveFile(w, r, rel, res)
 	}
 }
 
@@ -191,66 +201,49 @@ type resolution struct {
 	prefix  string
 }
 
-// source is where a distribution's content comes from right now.
+// source is where a distribution's content comes from right now: a publication, or a
+// repository version served directly.
 type source struct {
-	pubs   []int64 // current publication first, then superseded ones in their grace period
+	pub    int64 // 0: none
 	repo   int64
 	number int64
 	none   bool
 }
 
 func (s *Server) source(ctx context.Context, d meta.Distribution) (source, error) {
-	var src source
 	switch {
 	case d.PublicationID != nil:
-		src.pubs = []int64{*d.PublicationID}
+		return source{pub: *d.PublicationID}, nil
 	case d.RepositoryID != nil:
 		pub, err := meta.LatestPublication(ctx, s.db, *d.RepositoryID)
 		if err != nil {
-			return src, err
+			return source{}, fmt.Errorf("latest publication of repository %d: %w", *d.RepositoryID, err)
 		}
 		if pub != nil {
-			src.pubs = []int64{pub.ID}
-		} else {
-			repo, err := meta.RepositoryByID(ctx, s.db, *d.RepositoryID)
-			if err != nil {
-				return src, err
-			}
-			src.repo, src.number = repo.ID, repo.LatestVersion
+			return source{pub: pub.ID}, nil
 		}
-	default:
-		src.none = true
-	}
-	if s.opt.GracePeriod > 0 {
-		old, err := meta.SupersededPublications(ctx, s.db, d.ID, meta.Now())
+		repo, err := meta.RepositoryByID(ctx, s.db, *d.RepositoryID)
 		if err != nil {
-			return src, err
+			return source{}, err
 		}
-		src.pubs = append(src.pubs, old...)
+		return source{repo: repo.ID, number: repo.LatestVersion}, nil
 	}
-	return src, nil
+	return source{none: true}, nil
 }
 
 func (s *Server) resolve(ctx context.Context, d meta.Distribution, rel string) (resolution, error) {
-	key := fmt.Sprintf("%d\x00%s", d.ID, rel)
-	s.mu.Lock()
-	res, ok := s.cache[key]
-	s.mu.Unlock()
-	if ok {
+	key := resolutionKey{dist: d.ID, path: rel}
+	if res, ok := s.cache.get(key); ok {
 		return res, nil
 	}
+	gen := s.gen.Load()
 	res, err := s.lookup(ctx, d, rel)
 	if err != nil {
 		return res, err
 	}
 	// On-demand files are not cached: once fetched they have an artifact.
 	if res.kind != kindFile || res.file.Artifact != nil {
-		s.mu.Lock()
-		if len(s.cache) >= s.opt.CacheSize {
-			clear(s.cache)
-		}
-		s.cache[key] = res
-		s.mu.Unlock()
+		s.cache.put(gen, key, res)
 	}
 	return res, nil
 }
@@ -270,23 +263,17 @@ func (s *Server) lookup(ctx context.Context, d meta.Distribution, rel string) (r
 		}
 		return resolution{kind: kindDir, entries: paths, prefix: rel}, nil
 	}
-	for _, pub := range src.pubs {
-		f, err := meta.PublishedFileRef(ctx, s.db, pub, rel)
-		if err == nil {
-			return resolution{kind: kindFile, file: f}, nil
-		}
-		if !errors.Is(err, meta.ErrNotFound) {
-			return resolution{}, err
-		}
+	var f meta.FileRef
+	if src.pub != 0 {
+		f, err = meta.PublishedFileRef(ctx, s.db, src.pub, rel)
+	} else {
+		f, err = meta.VersionFileRef(ctx, s.db, src.repo, src.number, rel)
 	}
-	if src.pubs == nil {
-		f, err := meta.VersionFileRef(ctx, s.db, src.repo, src.number, rel)
-		if err == nil {
-			return resolution{kind: kindFile, file: f}, nil
-		}
-		if !errors.Is(err, meta.ErrNotFound) {
-			return resolution{}, err
-		}
+	if err == nil {
+		return resolution{kind: kindFile, file: f}, nil
+	}
+	if !errors.Is(err, meta.ErrNotFound) {
+		return resolution{}, fmt.Errorf("look up %s in distribution %s: %w", rel, d.BasePath, err)
 	}
 	// A directory named without its trailing slash.
 	paths, err := s.paths(ctx, src, rel+"/")
@@ -296,27 +283,52 @@ func (s *Server) lookup(ctx context.Context, d meta.Distribution, rel string) (r
 	if len(paths) > 0 {
 		return resolution{kind: kindRedirectDir}, nil
 	}
+	// Clients that fetched metadata just before the distribution moved on still find the
+	// files it listed.
+	if s.opt.GracePeriod > 0 {
+		old, err := meta.SupersededPublications(ctx, s.db, d.ID, meta.Now())
+		if err != nil {
+			return resolution{}, fmt.Errorf("superseded publications of distribution %s: %w", d.BasePath, err)
+		}
+		for _, pub := range old {
+			f, err := meta.PublishedFileRef(ctx, s.db, pub, rel)
+			if err == nil {
+				return resolution{kind: kindFile, file: f}, nil
+			}
+			if !errors.Is(err, meta.ErrNotFound) {
+				return resolution{}, err
+			}
+		}
+	}
 	return resolution{kind: kindMiss}, nil
 }
 
 func (s *Server) paths(ctx context.Context, src source, prefix string) ([]string, error) {
-	if src.pubs != nil {
-		return meta.PublishedPaths(ctx, s.db, src.pubs[0], prefix)
+	if src.pub != 0 {
+		return meta.PublishedPaths(ctx, s.db, src.pub, prefix)
 	}
 	return meta.VersionPaths(ctx, s.db, src.repo, src.number, prefix)
 }
 
+// noCache are the file names clients must revalidate every time (Pulp's NOCACHE_LIST):
+// repository metadata that changes under the same name.
 var noCache = map[string]bool{"repomd.xml": true, "repomd.xml.asc": true, "repomd.xml.key": true}
 
+// contentType guesses from the extension, without parameters: a file is sent as stored,
+// so a charset would be a claim pith cannot back.
 func contentType(name string) string {
-	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
-		return t
+	t := mime.TypeByExtension(path.Ext(name))
+	if t == "" {
+		return "application/octet-stream"
 	}
-	return "application/octet-stream"
+	if i := strings.IndexByte(t, ';'); i >= 0 {
+		t = strings.TrimSpace(t[:i])
+	}
+	return t
 }
 
 // serveFile sends a resolved file: from the store, by redirect, or fetched on demand.
-func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, d meta.Distribution, rel string, res resolution) {
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, rel string, res resolution) {
 	name := path.Base(rel)
 	h := w.Header()
 	if noCache[name] {
@@ -324,7 +336,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, d meta.Distri
 	}
 	f := res.file
 	if f.Artifact == nil {
-		s.serveOnDemand(w, r, d, rel, f)
+		s.serveOnDemand(w, r, rel, f)
 		return
 	}
 	s.serveArtifact(w, r, name, *f.Artifact)
@@ -332,7 +344,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, d meta.Distri
 
 func (s *Server) serveArtifact(w http.ResponseWriter, r *http.Request, name string, a meta.Artifact) {
 	h := w.Header()
-	h.Set("X-PULP-ARTIFACT-SIZE", fmt.Sprint(a.Size))
+	h.Set("X-PULP-ARTIFACT-SIZE", strconv.FormatInt(a.Size, 10))
 	if rd, ok := s.store.Driver().(blob.Redirector); ok && s.opt.RedirectToStorage {
 		u, err := rd.URL(r.Context(), a.SHA256, blob.URLOptions{ContentType: contentType(name),
 			ContentDisposition: "attachment;filename=" + name, Expires: time.Hour})

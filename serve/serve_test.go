@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -371,5 +372,188 @@ func BenchmarkServe1KiB(b *testing.B) {
 		if rec.Code != 200 {
 			b.Fatal(rec.Code)
 		}
+	}
+}
+
+func TestHeadersAndErrors(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	v := f.version(f.stored("repodata/repomd.xml", []byte("<repomd/>")), f.stored("notes.txt", []byte("hello")))
+	pub := f.publish(v.Number)
+	if _, err := meta.CreateDistribution(ctx, f.db, meta.Distribution{Type: "file.file", Name: "d", BasePath: "el9", PublicationID: &pub.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := meta.CreateDistribution(ctx, f.db, meta.Distribution{Type: "file.file", Name: "h", BasePath: "secret", PublicationID: &pub.ID, Hidden: true}); err != nil {
+		t.Fatal(err)
+	}
+	rec := f.get("/pulp/content/el9/repodata/repomd.xml")
+	if rec.Code != 200 || rec.Header().Get("Cache-Control") != "no-cache" {
+		t.Errorf("repomd.xml: %d %v", rec.Code, rec.Header())
+	}
+	rec = f.get("/pulp/content/el9/notes.txt")
+	if ct := rec.Header().Get("Content-Type"); ct != "text/plain" || rec.Header().Get("Cache-Control") != "" {
+		t.Errorf("notes.txt: Content-Type %q, Cache-Control %q", ct, rec.Header().Get("Cache-Control"))
+	}
+	rec = f.get("/pulp/content/el9/repodata/nothing.xml")
+	if rec.Code != 404 || !strings.Contains(rec.Body.String(), "/pulp/content/el9/repodata/nothing.xml") {
+		t.Errorf("missing file: %d %q", rec.Code, rec.Body.String())
+	}
+	rec = f.get("/pulp/content/")
+	if !strings.Contains(rec.Body.String(), `<a href="el9/">el9/</a>`) || strings.Contains(rec.Body.String(), "secret") {
+		t.Errorf("root listing shows el9 and hides hidden distributions:\n%s", rec.Body.String())
+	}
+	if !strings.HasPrefix(rec.Body.String(), "<!DOCTYPE html>\n<html>\n<head><title>Index of /pulp/content/</title></head>") {
+		t.Errorf("listing format:\n%s", rec.Body.String())
+	}
+	if rec := f.get("/pulp/content/secret/notes.txt"); rec.Code != 200 {
+		t.Errorf("hidden distributions are still served: %d", rec.Code)
+	}
+	if rec := f.get("/pulp/content"); rec.Code != 301 || rec.Header().Get("Location") != "/pulp/content/" {
+		t.Errorf("prefix without slash: %d %v", rec.Code, rec.Header())
+	}
+	rec = httptest.NewRecorder()
+	f.srv.ServeHTTP(rec, httptest.NewRequest("POST", "/pulp/content/el9/notes.txt", nil))
+	if rec.Code != 405 || rec.Header().Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST: %d %v", rec.Code, rec.Header())
+	}
+
+	// Misses are cached until Invalidate.
+	if rec := f.get("/pulp/content/later/notes.txt"); rec.Code != 404 {
+		t.Fatalf("unknown base path: %d", rec.Code)
+	}
+	if _, err := meta.CreateDistribution(ctx, f.db, meta.Distribution{Type: "file.file", Name: "l", BasePath: "later", PublicationID: &pub.ID}); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Invalidate()
+	if rec := f.get("/pulp/content/later/notes.txt"); rec.Code != 200 || rec.Body.String() != "hello" {
+		t.Errorf("after Invalidate: %d %q", rec.Code, rec.Body.String())
+	}
+}
+
+// redirecting is a blob driver that hands out URLs.
+type redirecting struct{ blob.Driver }
+
+func (redirecting) URL(_ context.Context, sha string, o blob.URLOptions) (string, error) {
+	return "https://bucket.example/" + sha + "?type=" + o.ContentType, nil
+}
+
+func TestRedirectToStorage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	data := []byte("redirected")
+	f.version(f.stored("r.txt", data))
+	if _, err := meta.CreateDistribution(context.Background(), f.db, meta.Distribution{Type: "file.file", Name: "d", BasePath: "rd", RepositoryID: &f.repo.ID}); err != nil {
+		t.Fatal(err)
+	}
+	store, err := blob.New(redirecting{f.store.Driver()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv = New(f.db, store, Options{RedirectToStorage: true})
+	rec := f.get("/pulp/content/rd/r.txt")
+	if rec.Code != 302 || rec.Header().Get("Location") != "https://bucket.example/"+sum(data)+"?type=text/plain" {
+		t.Errorf("redirect: %d %v", rec.Code, rec.Header())
+	}
+	f.srv = New(f.db, store, Options{})
+	if rec := f.get("/pulp/content/rd/r.txt"); rec.Code != 200 || rec.Body.String() != "redirected" {
+		t.Errorf("without RedirectToStorage: %d %q", rec.Code, rec.Body.String())
+	}
+}
+
+// gate is an upstream that holds every request until released, then fails it.
+type gate struct {
+	arrived chan struct{}
+	release chan struct{}
+	status  int
+}
+
+func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g.arrived <- struct{}{}
+	<-g.release
+	http.Error(w, "upstream says no", g.status)
+}
+
+func TestOnDemandUpstreamFailures(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	up := &upstream{files: map[string][]byte{}}
+	us := httptest.NewServer(up)
+	defer us.Close()
+	g := &gate{arrived: make(chan struct{}, 10), release: make(chan struct{}), status: 500}
+	gs := httptest.NewServer(g)
+	defer gs.Close()
+	secretURL := strings.Replace(gs.URL, "http://", "http://user:hunter2@", 1) + "/broken.bin"
+	f.version(f.remote("gone.bin", us.URL+"/gone.bin", []byte("x"), "on_demand"),
+		f.remote("broken.bin", secretURL, []byte("y"), "on_demand"))
+	if _, err := meta.CreateDistribution(context.Background(), f.db, meta.Distribution{Type: "file.file", Name: "d", BasePath: "f", RepositoryID: &f.repo.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if rec := f.get("/pulp/content/f/gone.bin"); rec.Code != 404 {
+		t.Errorf("upstream 404: %d %q", rec.Code, rec.Body.String())
+	}
+
+	// The leader blocks upstream while followers queue behind it; all of them get 502.
+	codes := make(chan *httptest.ResponseRecorder, 4)
+	go func() { codes <- f.get("/pulp/content/f/broken.bin") }()
+	<-g.arrived
+	f.srv.mu.Lock()
+	var fl *flight
+	for _, x := range f.srv.flight {
+		fl = x
+	}
+	f.srv.mu.Unlock()
+	for range 3 {
+		go func() { codes <- f.get("/pulp/content/f/broken.bin") }()
+	}
+	for fl.waiters.Load() < 3 {
+		runtime.Gosched()
+	}
+	close(g.release)
+	for range 4 {
+		rec := <-codes
+		if rec.Code != 502 || !strings.Contains(rec.Body.String(), "/pulp/content/f/broken.bin") || strings.Contains(rec.Body.String(), "hunter2") {
+			t.Errorf("upstream failure: %d %q", rec.Code, rec.Body.String())
+		}
+	}
+	if n := len(g.arrived); n != 0 {
+		t.Errorf("followers went upstream %d more times", n)
+	}
+}
+
+// Files above the in-memory size go out from the blob file (sendfile on a real connection).
+func TestLargeFileFromStore(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 10<<10) // 160 KiB
+	f.version(f.stored("big.bin", data))
+	if _, err := meta.CreateDistribution(context.Background(), f.db, meta.Distribution{Type: "file.file", Name: "d", BasePath: "big", RepositoryID: &f.repo.ID}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(f.srv)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/pulp/content/big/big.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || !bytes.Equal(body, data) {
+		t.Fatalf("GET: %d, %d bytes, %v", resp.StatusCode, len(body), err)
+	}
+	if resp.Header.Get("ETag") != `"`+sum(data)+`"` || resp.Header.Get("X-PULP-ARTIFACT-SIZE") != fmt.Sprint(len(data)) {
+		t.Errorf("headers: %v", resp.Header)
+	}
+	req, _ := http.NewRequest("GET", srv.URL+"/pulp/content/big/big.bin", nil)
+	req.Header.Set("Range", "bytes=16-31")
+	req.Header.Set("If-Range", `"`+sum(data)+`"`)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 206 || string(body) != "0123456789abcdef" {
+		t.Errorf("If-Range: %d %q", resp.StatusCode, body)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"pith/api"
 	"pith/blob"
 	"pith/blob/driver/fs"
+	"pith/blob/driver/sqlblob"
 	"pith/config"
 	"pith/content/file"
 	"pith/meta"
@@ -125,10 +126,15 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	drv, err := fs.New(filepath.Join(cfg.Data, "blobs"))
+	var drv blob.Driver
+	if cfg.Storage == "database" {
+		drv, err = sqlblob.New(ctx, db)
+	} else {
+		drv, err = fs.New(cfg.Storage)
+	}
 	if err != nil {
 		db.Close()
-		return nil, err
+		return nil, fmt.Errorf("storage %s: %w", cfg.Storage, err)
 	}
 	store, err := blob.New(drv, cfg.AllowedChecksums)
 	if err != nil {

@@ -1,0 +1,80 @@
+package serve
+
+import (
+	"strings"
+	"testing"
+
+	"pith/meta"
+)
+
+func TestLRU(t *testing.T) {
+	t.Parallel()
+	c := newLRU(2)
+	k := func(p string) resolutionKey { return resolutionKey{dist: 1, path: p} }
+	c.put(0, k("a"), resolution{kind: kindFile})
+	c.put(0, k("b"), resolution{kind: kindMiss})
+	c.get(k("a")) // a is now the most recently used
+	c.put(0, k("c"), resolution{kind: kindDir})
+	if _, ok := c.get(k("b")); ok {
+		t.Error("least recently used entry b was kept")
+	}
+	if r, ok := c.get(k("a")); !ok || r.kind != kindFile {
+		t.Errorf("a: %v %v", r, ok)
+	}
+	if r, ok := c.get(k("c")); !ok || r.kind != kindDir {
+		t.Errorf("c: %v %v", r, ok)
+	}
+	c.clear(1)
+	if c.len() != 0 {
+		t.Errorf("%d entries after clear", c.len())
+	}
+	c.put(0, k("stale"), resolution{}) // looked up before the clear
+	if _, ok := c.get(k("stale")); ok {
+		t.Error("a lookup from before Invalidate was stored")
+	}
+}
+
+func TestMatch(t *testing.T) {
+	t.Parallel()
+	tab := &distTable{byPath: map[string]meta.Distribution{
+		"a": {ID: 1}, "a/b/c": {ID: 2}, "x/y": {ID: 3},
+	}}
+	for _, tc := range []struct {
+		path string
+		id   int64
+		rest string
+	}{
+		{"a", 1, ""},
+		{"a/file", 1, "file"},
+		{"a/b", 1, "b"},
+		{"a/b/c", 2, ""},
+		{"a/b/c/d/e.rpm", 2, "d/e.rpm"},
+		{"a/b/cd", 1, "b/cd"},
+		{"x/y/z", 3, "z"},
+		{"x", 0, ""},
+		{"x/yz", 0, ""},
+		{"ab", 0, ""},
+	} {
+		d, rest, ok := tab.match(tc.path)
+		if ok != (tc.id != 0) || d.ID != tc.id || rest != tc.rest {
+			t.Errorf("match(%q) = %d %q %v, want %d %q", tc.path, d.ID, rest, ok, tc.id, tc.rest)
+		}
+	}
+}
+
+// Files go out as stored, so no charset is ever claimed (the platform's mime tables add
+// one for text types).
+func TestContentType(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{
+		"README.txt": "text/plain", "index.html": "text/html", "noext": "application/octet-stream",
+		"x.unknown-extension": "application/octet-stream",
+	} {
+		if got := contentType(name); got != want {
+			t.Errorf("contentType(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if got := contentType("repomd.xml"); strings.Contains(got, ";") || !strings.HasSuffix(got, "/xml") {
+		t.Errorf("contentType(repomd.xml) = %q", got)
+	}
+}

@@ -1,35 +1,154 @@
-// Package testpg gives each test a fresh, empty PostgreSQL database. It uses the cluster
-// named by PITH_TEST_POSTGRES (scripts/test starts one for the whole run); without it, a
-// test binary starts its own throwaway cluster with scripts/pg and stops it at exit.
-// It never touches a system cluster.
 package testpg
 
 import (
 	"context"
 	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 )
+
+// EnvURL names the environment variable holding the URL of a running cluster whose
+// superuser may create databases.
+const EnvURL = "PITH_TEST_POSTGRES"
 
 var (
 	once     sync.Once
-	base     string
+	admin    *sql.DB // connected to the cluster's maintenance database
+	baseURL  *url.URL
 	startErr error
-	ownDir   string
+	ownDir   string // the cluster this binary started, if any
 )
 
-// repoRoot finds the module root by walking up to go.mod.
-func repoRoot() (string, error) {
+// Available reports whether URL can work without installing anything: a cluster is named
+// by PITH_TEST_POSTGRES or the PostgreSQL server binaries are installed. It starts nothing.
+func Available() bool {
+	if os.Getenv(EnvURL) != "" {
+		return true
+	}
+	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	return len(found) > 0
+}
+
+// URL creates a fresh, empty database for the test, dropped when the test ends, and
+// returns its connection URL. It fails the test (never skips it) when no cluster can be had.
+func URL(t testing.TB) string {
+	t.Helper()
+	once.Do(connect)
+	if startErr != nil {
+		t.Fatal(startErr)
+	}
+	name := "pith_test_" + strings.ToLower(rand.Text()[:16]) // a valid unquoted identifier
+	if _, err := admin.ExecContext(t.Context(), "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("testpg: create database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		// t.Context is already canceled when cleanups run.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Logf("testpg: drop database %s: %v", name, err)
+		}
+	})
+	u := *baseURL
+	u.Path = "/" + name
+	u.RawPath = ""
+	return u.String()
+}
+
+// Main runs the tests, stops the cluster this binary started (if it started one) and exits
+// with the tests' status. Call it from TestMain: func TestMain(m *testing.M) { testpg.Main(m) }.
+func Main(m *testing.M) {
+	code := m.Run()
+	if admin != nil {
+		admin.Close()
+	}
+	if ownDir != "" {
+		if err := runPG("stop", ownDir); err != nil {
+			fmt.Fprintf(os.Stderr, "testpg: stop the cluster in %s: %v\n", ownDir, err)
+		}
+	}
+	os.Exit(code)
+}
+
+// connect opens the admin connection, starting a cluster first when none is named.
+func connect() {
+	raw := os.Getenv(EnvURL)
+	if raw == "" {
+		var err error
+		if raw, err = start(); err != nil {
+			startErr = fmt.Errorf("testpg: no PostgreSQL for the tests: %w; run scripts/test, which installs PostgreSQL and starts a cluster (or set %s)", err, EnvURL)
+			return
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		startErr = fmt.Errorf("testpg: %s: %w", EnvURL, err)
+		return
+	}
+	db, err := sql.Open("pgx", raw)
+	if err != nil {
+		startErr = fmt.Errorf("testpg: open %s: %w", u.Redacted(), err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		startErr = fmt.Errorf("testpg: connect to %s: %w (is the cluster in %s running? scripts/test starts one)", u.Redacted(), err, EnvURL)
+		return
+	}
+	db.SetMaxOpenConns(4) // creates and drops only; leave the cluster's connections to the tests
+	admin, baseURL = db, u
+}
+
+// start runs scripts/pg to start a cluster watched by this process and returns its URL.
+func start() (string, error) {
+	dir, err := os.MkdirTemp("/tmp", "pith-testpg-") // under /tmp: scripts/pg may run it as another user
+	if err != nil {
+		return "", err
+	}
+	out, err := pg("start", dir, "--watch", strconv.Itoa(os.Getpid())).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && len(ee.Stderr) > 0 {
+			err = errors.New(strings.TrimSpace(string(ee.Stderr)))
+		}
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("scripts/pg start: %w", err)
+	}
+	ownDir = dir
+	return strings.TrimSpace(string(out)), nil
+}
+
+func runPG(args ...string) error {
+	cmd := pg(args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
+}
+
+// pg is a command running scripts/pg of the module that holds the working directory.
+func pg(args ...string) *exec.Cmd {
+	script := "scripts/pg" // fails with a clear message if the root is not found
+	if root, err := moduleRoot(); err == nil {
+		script = filepath.Join(root, "scripts", "pg")
+	}
+	return exec.Command("bash", append([]string{script}, args...)...)
+}
+
+// moduleRoot walks up from the working directory to the directory holding go.mod.
+func moduleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -40,87 +159,8 @@ func repoRoot() (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", fmt.Errorf("go.mod not found above the working directory")
+			return "", errors.New("go.mod not found above the working directory")
 		}
 		dir = parent
 	}
-}
-
-func cluster() (string, error) {
-	once.Do(func() {
-		if u := os.Getenv("PITH_TEST_POSTGRES"); u != "" {
-			base = u
-			return
-		}
-		root, err := repoRoot()
-		if err != nil {
-			startErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "pith-testpg-")
-		if err != nil {
-			startErr = err
-			return
-		}
-		out, err := exec.Command("bash", filepath.Join(root, "scripts", "pg"), "start", dir).Output()
-		if err != nil {
-			msg := err.Error()
-			if ee, ok := err.(*exec.ExitError); ok {
-				msg = string(ee.Stderr)
-			}
-			startErr = fmt.Errorf("start a throwaway PostgreSQL (run scripts/test, which installs it): %s", strings.TrimSpace(msg))
-			os.RemoveAll(dir)
-			return
-		}
-		ownDir = dir
-		base = strings.TrimSpace(string(out))
-	})
-	return base, startErr
-}
-
-// Main runs the tests and stops a cluster this binary started. Call it from TestMain.
-func Main(m *testing.M) {
-	code := m.Run()
-	if ownDir != "" {
-		if root, err := repoRoot(); err == nil {
-			exec.Command("bash", filepath.Join(root, "scripts", "pg"), "stop", ownDir).Run()
-		}
-	}
-	os.Exit(code)
-}
-
-// URL creates a fresh empty database for the test, dropped when the test ends, and
-// returns its connection URL. A test that needs PostgreSQL fails (never skips) when no
-// cluster can be had.
-func URL(t testing.TB) string {
-	t.Helper()
-	b, err := cluster()
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := sql.Open("pgx", b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	buf := make([]byte, 6)
-	rand.Read(buf)
-	name := "pith_test_" + hex.EncodeToString(buf)
-	if _, err := admin.ExecContext(context.Background(), "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("create test database: %v", err)
-	}
-	t.Cleanup(func() {
-		db, err := sql.Open("pgx", b)
-		if err != nil {
-			return
-		}
-		defer db.Close()
-		db.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	})
-	u, err := url.Parse(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
 }

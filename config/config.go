@@ -18,14 +18,17 @@ import (
 
 // Config is every setting of a pith process.
 type Config struct {
-	Listen        string `json:"listen"`         // API and content address, host:port
-	Data          string `json:"data"`           // data directory: blobs, uploads, the SQLite file
-	Database      string `json:"database"`       // SQLite file path or postgres:// URL
-	Storage       string `json:"storage"`        // blob storage: a directory, or "database"
-	ContentOrigin string `json:"content_origin"` // scheme://host:port clients use for content
-	Tuning        string `json:"tuning"`         // small, medium, large, xlarge or auto
-	Workers       int    `json:"workers"`        // task workers in this process (0 = from tuning)
-	LogLevel      string `json:"log_level"`      // debug, info, warn, error
+	Listen   string `json:"listen"`   // API and content address, host:port
+	Data     string `json:"data"`     // data directory: blobs, uploads, the SQLite file
+	Database string `json:"database"` // SQLite file path or postgres:// URL
+	Storage  string `json:"storage"`  // blob storage: a directory, "database" or s3://…
+	// RedirectToObjectStorage answers content requests for S3 blobs with a redirect to a
+	// presigned URL instead of streaming them.
+	RedirectToObjectStorage bool   `json:"redirect_to_object_storage"`
+	ContentOrigin           string `json:"content_origin"` // scheme://host:port clients use for content
+	Tuning                  string `json:"tuning"`         // small, medium, large, xlarge or auto
+	Workers                 int    `json:"workers"`        // task workers in this process (0 = from tuning)
+	LogLevel                string `json:"log_level"`      // debug, info, warn, error
 
 	AllowedChecksums []string `json:"allowed_checksums"`
 	// OrphanProtectionMinutes keeps new unreferenced content from orphan cleanup.
@@ -48,6 +51,7 @@ func Defaults() Config {
 		OrphanProtectionMinutes: 1440,
 		PublicationGraceMinutes: 3 * 24 * 60,
 		TaskLeaseSeconds:        30,
+		RedirectToObjectStorage: true,
 	}
 }
 
@@ -86,7 +90,17 @@ func settings() []setting {
 	g, s = str(func(c *Config) *string { return &c.Database })
 	add("database", "SQLite file path or postgres://user:pass@host:port/db (default: <data>/pith.db)", g, s)
 	g, s = str(func(c *Config) *string { return &c.Storage })
-	add("storage", "blob storage: a directory path, or \"database\" for blobs in the metadata database (default: <data>/blobs)", g, s)
+	add("storage", "blob storage: a directory path, \"database\" for blobs in the metadata database, or s3://key:secret@host:port/bucket?region=…&path_style=true&insecure=true (default: <data>/blobs)", g, s)
+	add("redirect-to-object-storage", "redirect content requests to presigned S3 URLs (true) or stream them (false)",
+		func(c *Config) string { return strconv.FormatBool(c.RedirectToObjectStorage) },
+		func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("redirect-to-object-storage: %q is not a boolean", v)
+			}
+			c.RedirectToObjectStorage = b
+			return nil
+		})
 	g, s = str(func(c *Config) *string { return &c.ContentOrigin })
 	add("content-origin", "origin clients use to reach content (default: http://<listen>)", g, s)
 	g, s = str(func(c *Config) *string { return &c.Tuning })
@@ -188,8 +202,8 @@ func (c Config) Validate() error {
 	if strings.Contains(c.Database, "://") && !strings.HasPrefix(c.Database, "postgres://") && !strings.HasPrefix(c.Database, "postgresql://") {
 		return fmt.Errorf("database: %q is neither a file path nor a postgres:// URL", c.Database)
 	}
-	if strings.Contains(c.Storage, "://") {
-		return fmt.Errorf("storage: %q: only a directory path or \"database\" is supported (S3 is not available yet)", c.Storage)
+	if strings.Contains(c.Storage, "://") && !strings.HasPrefix(c.Storage, "s3://") {
+		return fmt.Errorf("storage: only a directory path, \"database\" or an s3:// URL is supported")
 	}
 	if u, err := url.Parse(c.ContentOrigin); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("content-origin: %q is not an http(s) origin", c.ContentOrigin)

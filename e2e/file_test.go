@@ -166,7 +166,7 @@ func TestFileWorkflow(t *testing.T) {
 			}
 			// Downloaded with curl, as a user would, and compared with the manifest.
 			for path, want := range puppet {
-				out, err := exec.Command("curl", "-sf", base+path).Output()
+				out, err := exec.Command("curl", "-sfL", base+path).Output()
 				sum := sha256.Sum256(out)
 				if err != nil || hex.EncodeToString(sum[:]) != want {
 					t.Errorf("curl %s: %v, sha256 %x, want %s", path, err, sum, want)

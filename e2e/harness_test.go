@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"pith/internal/testpg"
+	"pith/internal/tests3"
 )
 
 const adminPassword = "e2e-secret"
@@ -39,7 +40,10 @@ func TestMain(m *testing.M) {
 		}
 		defer os.RemoveAll(dir)
 	}
-	testpg.Main(m)
+	code := m.Run()
+	tests3.Stop()
+	testpg.Stop()
+	os.Exit(code)
 }
 
 func freePort(t *testing.T) string {
@@ -261,12 +265,13 @@ func fixtures(t *testing.T) string {
 }
 
 // installations are the ways of running pith every e2e test runs against: the embedded
-// defaults; PostgreSQL with blobs in the database; separate processes over PostgreSQL.
+// defaults; PostgreSQL with blobs in the database; separate api, content and worker
+// processes over PostgreSQL with blobs in S3 (MinIO) and redirects to presigned URLs.
 func installations() map[string]func(t *testing.T) *server {
 	return map[string]func(t *testing.T) *server{
-		"sqlite":         func(t *testing.T) *server { return startPith(t, "") },
-		"postgres":       func(t *testing.T) *server { return startPith(t, testpg.URL(t), "--storage", "database") },
-		"postgres-roles": func(t *testing.T) *server { return startSplit(t, testpg.URL(t)) },
+		"sqlite":            func(t *testing.T) *server { return startPith(t, "") },
+		"postgres":          func(t *testing.T) *server { return startPith(t, testpg.URL(t), "--storage", "database") },
+		"postgres-s3-roles": func(t *testing.T) *server { return startSplit(t, testpg.URL(t), "--storage", tests3.URL(t)) },
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"pith/api"
 	"pith/blob"
 	"pith/blob/driver/fs"
+	"pith/blob/driver/s3"
 	"pith/blob/driver/sqlblob"
 	"pith/config"
 	"pith/content/file"
@@ -127,14 +128,20 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 		return nil, err
 	}
 	var drv blob.Driver
-	if cfg.Storage == "database" {
+	switch {
+	case cfg.Storage == "database":
 		drv, err = sqlblob.New(ctx, db)
-	} else {
+	case strings.HasPrefix(cfg.Storage, "s3://"):
+		var sc s3.Config
+		if sc, err = s3.ParseURL(cfg.Storage); err == nil {
+			drv, err = s3.New(ctx, sc)
+		}
+	default:
 		drv, err = fs.New(cfg.Storage)
 	}
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("storage %s: %w", cfg.Storage, err)
+		return nil, fmt.Errorf("storage: %w", err)
 	}
 	store, err := blob.New(drv, cfg.AllowedChecksums)
 	if err != nil {
@@ -148,7 +155,8 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 	}
 	funcs := map[string]task.Func{}
 	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log, Lease: cfg.TaskLease()})
-	content := serve.New(db, store, serve.Options{GracePeriod: cfg.GracePeriod(), Logger: log, CacheSize: config.Profile(cfg.Tuning).CacheSize})
+	content := serve.New(db, store, serve.Options{GracePeriod: cfg.GracePeriod(), Logger: log, CacheSize: config.Profile(cfg.Tuning).CacheSize,
+		RedirectToStorage: cfg.RedirectToObjectStorage})
 	inv := &invalidator{db: db, local: content}
 	ft := file.New(db, store, inv.Invalidate)
 	a, err := api.New(api.Config{

@@ -71,6 +71,13 @@ func URL(t testing.TB) string {
 // with the tests' status. Call it from TestMain: func TestMain(m *testing.M) { testpg.Main(m) }.
 func Main(m *testing.M) {
 	code := m.Run()
+	Stop()
+	os.Exit(code)
+}
+
+// Stop closes the admin connection and stops a cluster this binary started; for a
+// TestMain that has more to clean up than Main does.
+func Stop() {
 	if admin != nil {
 		admin.Close()
 	}
@@ -79,7 +86,6 @@ func Main(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "testpg: stop the cluster in %s: %v\n", ownDir, err)
 		}
 	}
-	os.Exit(code)
 }
 
 // connect opens the admin connection, starting a cluster first when none is named.

@@ -132,6 +132,10 @@ func (s *Server) receiveFile(ctx context.Context, field string, pf **pendingFile
 		}
 		*pf = &pendingFile{w: w, field: name, name: filename}
 		if _, err := io.Copy(w, body); err != nil {
+			var de *blob.DriverError
+			if errors.As(err, &de) {
+				return err // the store failed, not the client: 503
+			}
 			return errStatus(http.StatusBadRequest, "read file %q: %v", filename, err)
 		}
 		return nil

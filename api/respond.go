@@ -65,6 +65,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var fe fieldError
 	var he *httpError
 	var me *blob.MismatchError
+	var de *blob.DriverError
 	switch {
 	case errors.As(err, &fe):
 		writeJSON(w, http.StatusBadRequest, fe)
@@ -76,6 +77,10 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not found."})
 	case errors.Is(err, meta.ErrConflict):
 		writeJSON(w, http.StatusBadRequest, map[string][]string{"non_field_errors": {err.Error()}})
+	case errors.As(err, &de) && !errors.Is(err, blob.ErrNotFound):
+		// The object store or disk is down: a 503 the client can retry, naming the driver.
+		slog.Error("blob storage unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"detail": fmt.Sprintf("the %s blob storage is unavailable: %v", de.Driver, de.Err)})
 	case errors.Is(err, meta.ErrInUse):
 		writeJSON(w, http.StatusConflict, map[string]string{"detail": err.Error()})
 	default:

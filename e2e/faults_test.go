@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"pith/internal/testpg"
+	"pith/internal/tests3"
 )
 
 // waitTask polls a task with the CLI until it reaches a final state.
@@ -166,5 +167,38 @@ func TestConcurrentSyncsSerialize(t *testing.T) {
 	c.json(&versions, "file", "repository", "version", "list", "--repository", "r")
 	if len(versions) != 3 || presentCount(versions[0]) != 15 {
 		t.Errorf("versions %d, latest holds %d files; want 3 versions and 12+3 files", len(versions), presentCount(versions[0]))
+	}
+}
+
+// MinIO goes away: uploads and downloads fail with a clear 503 naming the storage, and
+// no metadata row points to a blob that was never stored.
+func TestObjectStorageDown(t *testing.T) {
+	storage, stopMinIO := tests3.Private(t)
+	s := startPith(t, testpg.URL(t), "--storage", storage, "--redirect-to-object-storage=false")
+	c := newCLI(t, s)
+	dir := t.TempDir()
+	before := filepath.Join(dir, "before.txt")
+	os.WriteFile(before, []byte("stored while MinIO was up\n"), 0o644)
+	c.run("file", "repository", "create", "--name", "r")
+	c.run("file", "content", "upload", "--file", before, "--relative-path", "before.txt", "--repository", "r")
+	c.run("file", "distribution", "create", "--name", "d", "--base-path", "d", "--repository", "r")
+	var arts []entity
+	c.json(&arts, "artifact", "list")
+	stopMinIO()
+
+	code, body := get(t, s.content+"/pulp/content/d/before.txt")
+	if code != 503 || !strings.Contains(string(body), "s3") {
+		t.Errorf("download with MinIO down: %d %q, want 503 naming the storage", code, body)
+	}
+	after := filepath.Join(dir, "after.txt")
+	os.WriteFile(after, []byte("uploaded while MinIO is down\n"), 0o644)
+	out, err := c.try("file", "content", "upload", "--file", after, "--relative-path", "after.txt", "--repository", "r")
+	if err == nil || !strings.Contains(out, "503") && !strings.Contains(out, "unavailable") {
+		t.Errorf("upload with MinIO down: %v\n%s", err, out)
+	}
+	var now []entity
+	c.json(&now, "artifact", "list")
+	if len(now) != len(arts) {
+		t.Errorf("artifacts %d → %d: a row was written for a blob that was never stored", len(arts), len(now))
 	}
 }

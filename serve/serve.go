@@ -366,6 +366,12 @@ func (s *Server) serveArtifact(w http.ResponseWriter, r *http.Request, name stri
 			http.Error(w, "the file is missing from storage; an administrator can repair it", http.StatusBadGateway)
 			return
 		}
+		var de *blob.DriverError
+		if errors.As(err, &de) {
+			s.opt.Logger.Error("blob storage unavailable", "driver", de.Driver, "path", r.URL.Path, "err", err)
+			http.Error(w, "the "+de.Driver+" blob storage is unavailable; try again later", http.StatusServiceUnavailable)
+			return
+		}
 		s.fail(w, r, err)
 		return
 	}

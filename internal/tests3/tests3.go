@@ -59,23 +59,28 @@ func freePort() (string, error) {
 }
 
 func start() {
+	var err error
+	endpoint, proc, dataDir, err = launch()
+	startErr = err
+}
+
+// launch starts a MinIO server and waits until it is live.
+func launch() (string, *exec.Cmd, string, error) {
 	bin, err := Binary()
 	if err != nil {
-		startErr = err
-		return
+		return "", nil, "", err
 	}
-	dataDir, err = os.MkdirTemp("", "pith-minio-")
+	dir, err := os.MkdirTemp("", "pith-minio-")
 	if err != nil {
-		startErr = err
-		return
+		return "", nil, "", err
 	}
 	addr, _ := freePort()
 	console, _ := freePort()
-	proc = exec.Command(bin, "server", dataDir, "--address", addr, "--console-address", console, "--quiet")
-	proc.Env = append(os.Environ(), "MINIO_ROOT_USER="+AccessKey, "MINIO_ROOT_PASSWORD="+SecretKey, "MINIO_BROWSER=off")
-	if err := proc.Start(); err != nil {
-		startErr = fmt.Errorf("start MinIO: %w", err)
-		return
+	cmd := exec.Command(bin, "server", dir, "--address", addr, "--console-address", console, "--quiet")
+	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER="+AccessKey, "MINIO_ROOT_PASSWORD="+SecretKey, "MINIO_BROWSER=off")
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, "", fmt.Errorf("start MinIO: %w", err)
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -83,16 +88,37 @@ func start() {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				endpoint = addr
-				return
+				return addr, cmd, dir, nil
 			}
 		}
 		if time.Now().After(deadline) {
-			startErr = fmt.Errorf("MinIO did not become ready on %s", addr)
-			return
+			cmd.Process.Kill()
+			cmd.Wait()
+			os.RemoveAll(dir)
+			return "", nil, "", fmt.Errorf("MinIO did not become ready on %s", addr)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// Private starts a MinIO server of the test's own (so a fault test can stop it) and
+// returns a storage URL for a bucket on it, and a function that stops the server.
+func Private(t testing.TB) (string, func()) {
+	t.Helper()
+	addr, cmd, dir, err := launch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+			os.RemoveAll(dir)
+		})
+	}
+	t.Cleanup(stop)
+	return fmt.Sprintf("s3://%s:%s@%s/%s?region=us-east-1&path_style=true&insecure=true", AccessKey, SecretKey, addr, Bucket()), stop
 }
 
 // Endpoint is host:port of the running server, starting it on first use.

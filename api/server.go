@@ -57,7 +57,11 @@ type Server struct {
 	routes []route
 	doc    []byte
 	creds  sync.Map // username → cachedCred
+	cache  func(context.Context) bool
 }
+
+// SetCacheStatus tells status how to check the shared content cache (Redis).
+func (s *Server) SetCacheStatus(connected func(context.Context) bool) { s.cache = connected }
 
 type cachedCred struct {
 	hash string

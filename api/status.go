@@ -49,7 +49,7 @@ func versionMap() map[string]string {
 func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	out := statusResponse{
 		DatabaseConnection: map[string]bool{"connected": s.db.Ping(r.Context()) == nil},
-		RedisConnection:    map[string]bool{"connected": false},
+		RedisConnection:    map[string]bool{"connected": s.cache != nil && s.cache(r.Context())},
 		ContentSettings:    map[string]string{"content_origin": s.cfg.ContentOrigin, "content_path_prefix": "/pulp/content/"},
 		OnlineWorkers:      []statusApp{},
 		OnlineAPIApps:      []statusApp{},

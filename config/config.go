@@ -22,6 +22,7 @@ type Config struct {
 	Data     string `json:"data"`     // data directory: blobs, uploads, the SQLite file
 	Database string `json:"database"` // SQLite file path or postgres:// URL
 	Storage  string `json:"storage"`  // blob storage: a directory, "database" or s3://…
+	Cache    string `json:"cache"`    // content cache: "memory" or redis://host:port/db
 	// RedirectToObjectStorage answers content requests for S3 blobs with a redirect to a
 	// presigned URL instead of streaming them.
 	RedirectToObjectStorage bool   `json:"redirect_to_object_storage"`
@@ -52,6 +53,7 @@ func Defaults() Config {
 		PublicationGraceMinutes: 3 * 24 * 60,
 		TaskLeaseSeconds:        30,
 		RedirectToObjectStorage: true,
+		Cache:                   "memory",
 	}
 }
 
@@ -91,6 +93,8 @@ func settings() []setting {
 	add("database", "SQLite file path or postgres://user:pass@host:port/db (default: <data>/pith.db)", g, s)
 	g, s = str(func(c *Config) *string { return &c.Storage })
 	add("storage", "blob storage: a directory path, \"database\" for blobs in the metadata database, or s3://key:secret@host:port/bucket?region=…&path_style=true&insecure=true (default: <data>/blobs)", g, s)
+	g, s = str(func(c *Config) *string { return &c.Cache })
+	add("cache", "content cache: memory (this process only) or redis://host:port/db (shared by content processes)", g, s)
 	add("redirect-to-object-storage", "redirect content requests to presigned S3 URLs (true) or stream them (false)",
 		func(c *Config) string { return strconv.FormatBool(c.RedirectToObjectStorage) },
 		func(c *Config, v string) error {
@@ -201,6 +205,9 @@ func (c Config) Validate() error {
 	}
 	if strings.Contains(c.Database, "://") && !strings.HasPrefix(c.Database, "postgres://") && !strings.HasPrefix(c.Database, "postgresql://") {
 		return fmt.Errorf("database: %q is neither a file path nor a postgres:// URL", c.Database)
+	}
+	if c.Cache != "memory" && !strings.HasPrefix(c.Cache, "redis://") {
+		return fmt.Errorf("cache: %q is neither memory nor a redis:// URL", c.Cache)
 	}
 	if strings.Contains(c.Storage, "://") && !strings.HasPrefix(c.Storage, "s3://") {
 		return fmt.Errorf("storage: only a directory path, \"database\" or an s3:// URL is supported")

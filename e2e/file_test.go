@@ -72,6 +72,9 @@ func TestFileWorkflow(t *testing.T) {
 			if db, _ := st["database_connection"].(map[string]any); db["connected"] != true {
 				t.Fatalf("status: database not connected: %v", st)
 			}
+			if rc, _ := st["redis_connection"].(map[string]any); strings.Contains(name, "redis") && rc["connected"] != true {
+				t.Errorf("status: redis not connected: %v", st["redis_connection"])
+			}
 			for _, k := range []string{"online_workers", "online_api_apps", "online_content_apps"} {
 				if apps, _ := st[k].([]any); len(apps) == 0 {
 					t.Errorf("status lists no %s", k)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"pith/internal/testpg"
+	"pith/internal/testredis"
 	"pith/internal/tests3"
 )
 
@@ -266,12 +267,15 @@ func fixtures(t *testing.T) string {
 
 // installations are the ways of running pith every e2e test runs against: the embedded
 // defaults; PostgreSQL with blobs in the database; separate api, content and worker
-// processes over PostgreSQL with blobs in S3 (MinIO) and redirects to presigned URLs.
+// processes over PostgreSQL with blobs in S3 (MinIO), redirects to presigned URLs and a
+// Redis content cache.
 func installations() map[string]func(t *testing.T) *server {
 	return map[string]func(t *testing.T) *server{
-		"sqlite":            func(t *testing.T) *server { return startPith(t, "") },
-		"postgres":          func(t *testing.T) *server { return startPith(t, testpg.URL(t), "--storage", "database") },
-		"postgres-s3-roles": func(t *testing.T) *server { return startSplit(t, testpg.URL(t), "--storage", tests3.URL(t)) },
+		"sqlite":   func(t *testing.T) *server { return startPith(t, "") },
+		"postgres": func(t *testing.T) *server { return startPith(t, testpg.URL(t), "--storage", "database") },
+		"postgres-s3-redis-roles": func(t *testing.T) *server {
+			return startSplit(t, testpg.URL(t), "--storage", tests3.URL(t), "--cache", testredis.Start(t).URL)
+		},
 	}
 }
 

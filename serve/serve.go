@@ -26,6 +26,9 @@ type Options struct {
 	Logger            *slog.Logger
 	CacheSize         int  // path resolutions kept, misses included (default 10,000)
 	RedirectToStorage bool // answer with a redirect when the blob driver can make URLs
+	// Shared, when set, is a Redis cache of path resolutions shared by all content
+	// processes, consulted after this process's own cache.
+	Shared *Shared
 }
 
 // Server is the content app.
@@ -80,6 +83,18 @@ func New(db *meta.DB, store *blob.Store, opt Options) *Server {
 // change: the next request reloads the table and forgets cached resolutions.
 func (s *Server) Invalidate() {
 	s.cache.clear(s.gen.Add(1))
+	if s.opt.Shared != nil {
+		s.opt.Shared.Refresh(context.Background())
+	}
+}
+
+// Changed is called by the process that changed what is served: it starts a new
+// generation of the shared cache as well, then invalidates this process.
+func (s *Server) Changed(ctx context.Context) {
+	if s.opt.Shared != nil {
+		s.opt.Shared.Bump(ctx)
+	}
+	s.cache.clear(s.gen.Add(1))
 }
 
 func (s *Server) distributions(ctx context.Context) (*distTable, error) {
@@ -97,6 +112,9 @@ func (s *Server) distributions(ctx context.Context) (*distTable, error) {
 		// The safety net: another process may have changed what paths resolve to.
 		gen = s.gen.Add(1)
 		s.cache.clear(gen)
+		if s.opt.Shared != nil {
+			s.opt.Shared.Refresh(ctx)
+		}
 	}
 	ds, _, err := meta.ListDistributions(ctx, s.db, meta.List{})
 	if err != nil {
@@ -237,6 +255,12 @@ func (s *Server) resolve(ctx context.Context, d meta.Distribution, rel string) (
 		return res, nil
 	}
 	gen := s.gen.Load()
+	if s.opt.Shared != nil {
+		if res, ok := s.opt.Shared.get(ctx, key); ok {
+			s.cache.put(gen, key, res)
+			return res, nil
+		}
+	}
 	res, err := s.lookup(ctx, d, rel)
 	if err != nil {
 		return res, err
@@ -244,6 +268,9 @@ func (s *Server) resolve(ctx context.Context, d meta.Distribution, rel string) (
 	// On-demand files are not cached: once fetched they have an artifact.
 	if res.kind != kindFile || res.file.Artifact != nil {
 		s.cache.put(gen, key, res)
+		if s.opt.Shared != nil {
+			s.opt.Shared.put(ctx, key, res)
+		}
 	}
 	return res, nil
 }

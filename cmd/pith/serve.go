@@ -155,8 +155,15 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 	}
 	funcs := map[string]task.Func{}
 	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log, Lease: cfg.TaskLease()})
+	var shared *serve.Shared
+	if strings.HasPrefix(cfg.Cache, "redis://") {
+		if shared, err = serve.NewShared(ctx, cfg.Cache, log); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	content := serve.New(db, store, serve.Options{GracePeriod: cfg.GracePeriod(), Logger: log, CacheSize: config.Profile(cfg.Tuning).CacheSize,
-		RedirectToStorage: cfg.RedirectToObjectStorage})
+		RedirectToStorage: cfg.RedirectToObjectStorage, Shared: shared})
 	inv := &invalidator{db: db, local: content}
 	ft := file.New(db, store, inv.Invalidate)
 	a, err := api.New(api.Config{
@@ -164,6 +171,9 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 		OrphanProtection: cfg.OrphanProtection(), GracePeriod: cfg.GracePeriod(),
 		AfterVersion: ft.AfterVersion, Refetch: ft.Refetch, FetchURL: ft.FetchURL,
 	})
+	if err == nil && shared != nil {
+		a.SetCacheStatus(shared.Connected)
+	}
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -188,8 +198,9 @@ type invalidator struct {
 }
 
 func (i *invalidator) Invalidate() {
-	i.local.Invalidate()
-	i.db.Notify(context.Background(), contentChannel, "")
+	ctx := context.Background()
+	i.local.Changed(ctx)
+	i.db.Notify(ctx, contentChannel, "")
 }
 
 // Roles a process can run.

@@ -36,6 +36,7 @@ commands:
   migrate            apply database migrations and exit
   admin password     reset the admin password: pith admin password [NEW]
   version            print the Pulp component versions pith claims
+  bench upload       the upload/download scenario against a running pith (see docs/benchmarks.md)
 
 flags (each also PITH_<NAME> in the environment or a key in the --config JSON file):
 `
@@ -77,6 +78,8 @@ func run(ctx context.Context, args []string) error {
 		return adminPassword(ctx, cfg, pos)
 	case "version":
 		return printVersions()
+	case "bench":
+		return benchCmd(ctx, rest)
 	}
 	return fmt.Errorf("unknown command %q; run pith --help", cmd)
 }

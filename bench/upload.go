@@ -1,0 +1,250 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// UploadConfig is the upload/download scenario of the FOLIO study: files of each size
+// uploaded N times by U concurrent users, then downloaded through the content app.
+type UploadConfig struct {
+	URL      string // pith API origin, e.g. http://127.0.0.1:24817
+	User     string
+	Password string
+	Sizes    []int64
+	N        int
+	Users    []int
+	PID      int // server process, for peak RSS (0 = not reported)
+}
+
+// Row is one line of the result table.
+type Row struct {
+	Size             int64
+	Users            int
+	UpAvg, UpP95     time.Duration
+	UpMBps           float64
+	DownAvg, DownP95 time.Duration
+	DownMBps         float64
+	PeakRSSMiB       float64
+}
+
+type client struct {
+	cfg  UploadConfig
+	http *http.Client
+}
+
+func (c *client) do(ctx context.Context, method, path, ctype string, body io.Reader, out any) error {
+	req, err := http.NewRequestWithContext(ctx, method, c.cfg.URL+path, body)
+	if err != nil {
+		return err
+	}
+	req.SetBasicAuth(c.cfg.User, c.cfg.Password)
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, b)
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
+}
+
+func (c *client) json(ctx context.Context, method, path string, in, out any) error {
+	b, _ := json.Marshal(in)
+	return c.do(ctx, method, path, "application/json", bytes.NewReader(b), out)
+}
+
+func (c *client) wait(ctx context.Context, task string) error {
+	for {
+		var t struct {
+			State string          `json:"state"`
+			Error json.RawMessage `json:"error"`
+		}
+		if err := c.do(ctx, "GET", task, "", nil, &t); err != nil {
+			return err
+		}
+		switch t.State {
+		case "completed":
+			return nil
+		case "failed", "canceled":
+			return fmt.Errorf("task %s %s: %s", task, t.State, t.Error)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func peakRSS(pid int) float64 {
+	if pid == 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var kb float64
+		if n, _ := fmt.Sscanf(line, "VmHWM: %f kB", &kb); n == 1 {
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// Upload runs the scenario and returns one row per (size, users).
+func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
+	c := &client{cfg: cfg, http: &http.Client{Timeout: 5 * time.Minute}}
+	stamp := time.Now().Format("150405.000")
+	var repo struct {
+		Href string `json:"pulp_href"`
+	}
+	if err := c.json(ctx, "POST", "/pulp/api/v3/repositories/file/file/", map[string]string{"name": "bench-upload-" + stamp}, &repo); err != nil {
+		return nil, err
+	}
+	var task struct {
+		Task string `json:"task"`
+	}
+	base := "bench-upload-" + strings.ReplaceAll(stamp, ".", "-")
+	if err := c.json(ctx, "POST", "/pulp/api/v3/distributions/file/file/", map[string]any{"name": base, "base_path": base, "repository": repo.Href}, &task); err != nil {
+		return nil, err
+	}
+	if err := c.wait(ctx, task.Task); err != nil {
+		return nil, err
+	}
+	var rows []Row
+	for _, size := range cfg.Sizes {
+		for _, users := range cfg.Users {
+			row := Row{Size: size, Users: users}
+			names := make([]string, cfg.N)
+			hrefs := make([]string, cfg.N)
+			up, upWall, err := parallel(cfg.N, users, func(i int) error {
+				data := make([]byte, size)
+				rand.Read(data)
+				names[i] = fmt.Sprintf("%d-%d-%d.bin", size, users, i)
+				var buf bytes.Buffer
+				w := multipart.NewWriter(&buf)
+				w.WriteField("relative_path", names[i])
+				fw, _ := w.CreateFormFile("file", names[i])
+				fw.Write(data)
+				w.Close()
+				var out struct {
+					Href string `json:"pulp_href"`
+				}
+				err := c.do(ctx, "POST", "/pulp/api/v3/content/file/files/upload/", w.FormDataContentType(), &buf, &out)
+				hrefs[i] = out.Href
+				return err
+			})
+			if err != nil {
+				return rows, err
+			}
+			if err := c.json(ctx, "POST", repo.Href+"modify/", map[string]any{"add_content_units": hrefs}, &task); err != nil {
+				return rows, err
+			}
+			if err := c.wait(ctx, task.Task); err != nil {
+				return rows, err
+			}
+			down, downWall, err := parallel(cfg.N, users, func(i int) error {
+				resp, err := c.http.Get(cfg.URL + "/pulp/content/" + base + "/" + names[i])
+				if err != nil {
+					return err
+				}
+				defer resp.Body.Close()
+				n, err := io.Copy(io.Discard, resp.Body)
+				if err == nil && (resp.StatusCode != 200 || n != size) {
+					err = fmt.Errorf("download %s: %s, %d bytes", names[i], resp.Status, n)
+				}
+				return err
+			})
+			if err != nil {
+				return rows, err
+			}
+			total := float64(size) * float64(cfg.N) / (1 << 20)
+			row.UpAvg, row.UpP95 = stats(up)
+			row.DownAvg, row.DownP95 = stats(down)
+			row.UpMBps, row.DownMBps = total/upWall.Seconds(), total/downWall.Seconds()
+			row.PeakRSSMiB = peakRSS(cfg.PID)
+			rows = append(rows, row)
+		}
+	}
+	return rows, nil
+}
+
+// parallel runs n jobs with the given concurrency and returns each job's duration and
+// the wall time.
+func parallel(n, users int, job func(i int) error) ([]time.Duration, time.Duration, error) {
+	times := make([]time.Duration, n)
+	errs := make(chan error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for u := 0; u < users; u++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				t := time.Now()
+				if err := job(i); err != nil {
+					errs <- err
+				}
+				times[i] = time.Since(t)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	return times, time.Since(start), <-errs
+}
+
+func stats(ds []time.Duration) (avg, p95 time.Duration) {
+	if len(ds) == 0 {
+		return 0, 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	var sum time.Duration
+	for _, d := range s {
+		sum += d
+	}
+	return sum / time.Duration(len(s)), s[(len(s)*95+99)/100-1]
+}
+
+// Markdown renders rows as a table.
+func Markdown(w io.Writer, title string, rows []Row) {
+	fmt.Fprintf(w, "\n%s\n\n| size | users | upload avg | upload p95 | upload MB/s | download avg | download p95 | download MB/s | peak RSS |\n", title)
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %.0f | %s | %s | %.0f | %.0f MiB |\n", human(r.Size), r.Users,
+			ms(r.UpAvg), ms(r.UpP95), r.UpMBps, ms(r.DownAvg), ms(r.DownP95), r.DownMBps, r.PeakRSSMiB)
+	}
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+func human(n int64) string {
+	if n >= 1_000_000 {
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%d KB", n/1000)
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"pith/bench"
+)
+
+// benchCmd runs a `pith bench` scenario against a running pith.
+func benchCmd(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] != "upload" {
+		return fmt.Errorf("usage: pith bench upload [flags]  (the other scenarios are not built yet)")
+	}
+	fs := flag.NewFlagSet("bench upload", flag.ContinueOnError)
+	url := fs.String("url", "http://127.0.0.1:24817", "pith origin")
+	user := fs.String("user", "admin", "user")
+	password := fs.String("password", os.Getenv("PITH_ADMIN_PASSWORD"), "password (env PITH_ADMIN_PASSWORD)")
+	sizes := fs.String("sizes", "100000,3600000,5000000,10000000", "file sizes in bytes, comma-separated")
+	n := fs.Int("n", 100, "uploads (and downloads) per size and user count")
+	users := fs.String("users", "1,3", "concurrent users, comma-separated")
+	pid := fs.Int("pid", 0, "server process id, to report its peak RSS")
+	title := fs.String("title", "Upload and download", "table title")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	cfg := bench.UploadConfig{URL: strings.TrimSuffix(*url, "/"), User: *user, Password: *password, N: *n, PID: *pid}
+	for _, s := range strings.Split(*sizes, ",") {
+		v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil || v <= 0 {
+			return fmt.Errorf("--sizes: %q is not a positive byte count", s)
+		}
+		cfg.Sizes = append(cfg.Sizes, v)
+	}
+	for _, s := range strings.Split(*users, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || v <= 0 {
+			return fmt.Errorf("--users: %q is not a positive count", s)
+		}
+		cfg.Users = append(cfg.Users, v)
+	}
+	if *n <= 0 {
+		return fmt.Errorf("--n: %d must be positive", *n)
+	}
+	rows, err := bench.Upload(ctx, cfg)
+	bench.Markdown(os.Stdout, *title, rows)
+	return err
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"pith/blob"
+	"pith/content"
 	"pith/meta"
 )
 
@@ -174,18 +175,8 @@ func (s *Server) commitArtifact(ctx context.Context, pf *pendingFile, want blob.
 		}
 		return meta.Artifact{}, err
 	}
-	a, _, err := meta.PutArtifact(ctx, s.db, artifactFromDigests(d))
+	a, _, err := meta.PutArtifact(ctx, s.db, content.Artifact(d))
 	return a, err
-}
-
-func artifactFromDigests(d blob.Digests) meta.Artifact {
-	opt := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
-	}
-	return meta.Artifact{Size: d.Size, MD5: opt(d.MD5), SHA1: opt(d.SHA1), SHA224: opt(d.SHA224), SHA256: d.SHA256, SHA384: opt(d.SHA384), SHA512: opt(d.SHA512)}
 }
 
 func (s *Server) artifactCreate(w http.ResponseWriter, r *http.Request) error {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"pith/blob"
+	"pith/content"
 	"pith/meta"
 	"pith/task"
 )
@@ -246,7 +247,7 @@ func (s *Server) runCommit(ctx context.Context, r *task.Run) error {
 	if _, err := s.cfg.Store.Stat(ctx, a.Digests.SHA256); err != nil {
 		return fmt.Errorf("upload %s: stored file %s: %w", a.Upload, a.Digests.SHA256, err)
 	}
-	art, _, err := meta.PutArtifact(ctx, s.db, artifactFromDigests(a.Digests))
+	art, _, err := meta.PutArtifact(ctx, s.db, content.Artifact(a.Digests))
 	if err != nil {
 		return err
 	}

@@ -203,7 +203,7 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request, m meta.Remote, sr
 		s.opt.Logger.Warn("on-demand file not stored", "path", r.URL.Path, "err", err)
 		return
 	}
-	a, _, err := meta.PutArtifact(ctx, s.db, artifactOf(dg))
+	a, _, err := meta.PutArtifact(ctx, s.db, content.Artifact(dg))
 	if err == nil {
 		err = meta.SetContentArtifact(ctx, s.db, f.ContentArtifactID, a.ID)
 	}
@@ -234,14 +234,4 @@ func (l *lenient) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
-}
-
-func artifactOf(d blob.Digests) meta.Artifact {
-	opt := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
-	}
-	return meta.Artifact{Size: d.Size, MD5: opt(d.MD5), SHA1: opt(d.SHA1), SHA224: opt(d.SHA224), SHA256: d.SHA256, SHA384: opt(d.SHA384), SHA512: opt(d.SHA512)}
 }

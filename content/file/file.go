@@ -107,16 +107,6 @@ func (p *Plugin) fetchBlob(ctx context.Context, d *download.Downloader, url stri
 	return digests, nil
 }
 
-func artifactOf(d blob.Digests) meta.Artifact {
-	opt := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
-	}
-	return meta.Artifact{Size: d.Size, MD5: opt(d.MD5), SHA1: opt(d.SHA1), SHA224: opt(d.SHA224), SHA256: d.SHA256, SHA384: opt(d.SHA384), SHA512: opt(d.SHA512)}
-}
-
 // FetchURL downloads a URL into an artifact (content create with file_url).
 func (p *Plugin) FetchURL(ctx context.Context, url string) (meta.Artifact, error) {
 	d, err := download.New(download.Config{URL: url, TLSValidation: true})
@@ -127,7 +117,7 @@ func (p *Plugin) FetchURL(ctx context.Context, url string) (meta.Artifact, error
 	if err != nil {
 		return meta.Artifact{}, err
 	}
-	a, _, err := meta.PutArtifact(ctx, p.db, artifactOf(dg))
+	a, _, err := meta.PutArtifact(ctx, p.db, content.Artifact(dg))
 	return a, err
 }
 
@@ -159,7 +149,7 @@ func (p *Plugin) Refetch(ctx context.Context, f meta.FileRef) error {
 			errs = append(errs, err)
 			continue
 		}
-		a, _, err := meta.PutArtifact(ctx, p.db, artifactOf(dg))
+		a, _, err := meta.PutArtifact(ctx, p.db, content.Artifact(dg))
 		if err != nil {
 			return err
 		}

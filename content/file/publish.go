@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"pith/blob"
+	"pith/content"
 	"pith/meta"
 	"pith/task"
 )
@@ -84,7 +85,7 @@ func (p *Plugin) publish(ctx context.Context, r *task.Run, repo meta.Repository,
 		if err != nil {
 			return meta.Publication{}, fmt.Errorf("store manifest: %w", err)
 		}
-		art, _, err := meta.PutArtifact(ctx, p.db, artifactOf(dg))
+		art, _, err := meta.PutArtifact(ctx, p.db, content.Artifact(dg))
 		if err != nil {
 			return meta.Publication{}, err
 		}

@@ -200,7 +200,7 @@ func (p *Plugin) downloadAll(ctx context.Context, r *task.Run, d *download.Downl
 					cancel(fmt.Errorf("%s: %w", e.RelativePath, err))
 					continue
 				}
-				art := artifactOf(dg)
+				art := content.Artifact(dg)
 				e.artifact = &art
 				pd.Add(1)
 			}

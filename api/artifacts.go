@@ -112,9 +112,8 @@ func (s *Server) artifactDelete(w http.ResponseWriter, r *http.Request) error {
 // pendingFile is a file part streamed into the blob store but not yet committed: bad
 // fields that arrive after it can still cancel it.
 type pendingFile struct {
-	w     *blob.Writer
-	field string
-	name  string
+	w    *blob.Writer
+	name string
 }
 
 // receiveFile returns a fileFunc that streams one file part (named field) into a blob
@@ -131,7 +130,7 @@ func (s *Server) receiveFile(ctx context.Context, field string, pf **pendingFile
 		if err != nil {
 			return err
 		}
-		*pf = &pendingFile{w: w, field: name, name: filename}
+		*pf = &pendingFile{w: w, name: filename}
 		if _, err := io.Copy(w, body); err != nil {
 			var de *blob.DriverError
 			if errors.As(err, &de) {

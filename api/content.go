@@ -3,8 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -245,37 +243,11 @@ func (s *Server) artifactFromUpload(ctx context.Context, id string) (meta.Artifa
 	if err != nil {
 		return meta.Artifact{}, badField("upload", "Invalid hyperlink - Object does not exist.")
 	}
-	chunks, err := meta.Chunks(ctx, s.db, u.ID)
+	d, err := s.storeUpload(ctx, u, "upload", blob.Expect{Size: u.Size})
 	if err != nil {
 		return meta.Artifact{}, err
 	}
-	var next int64
-	for _, c := range chunks {
-		if c.Offset != next {
-			return meta.Artifact{}, badField("upload", "The upload has a gap at bytes %d-%d.", next, c.Offset-1)
-		}
-		next += c.Size
-	}
-	if next != u.Size {
-		return meta.Artifact{}, badField("upload", "The upload is incomplete: %d of %d bytes received.", next, u.Size)
-	}
-	bw, err := s.cfg.Store.NewWriter(ctx)
-	if err != nil {
-		return meta.Artifact{}, err
-	}
-	defer bw.Cancel(ctx)
-	if u.Size > 0 {
-		f, err := os.Open(s.uploadPath(u))
-		if err != nil {
-			return meta.Artifact{}, fmt.Errorf("open upload %s: %w", id, err)
-		}
-		_, err = io.Copy(bw, f)
-		f.Close()
-		if err != nil {
-			return meta.Artifact{}, err
-		}
-	}
-	art, err := s.commitArtifact(ctx, &pendingFile{w: bw, name: "upload " + id}, blob.Expect{Size: u.Size})
+	art, _, err := meta.PutArtifact(ctx, s.db, content.Artifact(d))
 	if err != nil {
 		return art, err
 	}
@@ -334,44 +306,4 @@ func (s *Server) createFileContent(ctx context.Context, a FileContentArgs) (meta
 		RelativePath: a.RelativePath, Digest: art.SHA256, Attrs: attrs, Labels: a.Labels,
 	}, []meta.ContentFile{{RelativePath: a.RelativePath, ArtifactID: &aid}})
 	return c, err
-}
-
-func (s *Server) contentSetLabel(w http.ResponseWriter, r *http.Request) error {
-	in, err := readSetLabel(r)
-	if err != nil {
-		return err
-	}
-	c, err := meta.ContentByPulpID(r.Context(), s.db, r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	if in.Value == nil {
-		delete(c.Labels, in.Key)
-	} else {
-		c.Labels[in.Key] = *in.Value
-	}
-	if err := meta.UpdateContentLabels(r.Context(), s.db, c.ID, c.Labels); err != nil {
-		return err
-	}
-	return writeOne(w, r, http.StatusCreated, setLabelResponse{Key: in.Key, Value: in.Value})
-}
-
-func (s *Server) contentUnsetLabel(w http.ResponseWriter, r *http.Request) error {
-	in, err := readUnsetLabel(r)
-	if err != nil {
-		return err
-	}
-	c, err := meta.ContentByPulpID(r.Context(), s.db, r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	v, ok := c.Labels[in.Key]
-	if !ok {
-		return badField("key", "Label with key %q does not exist.", in.Key)
-	}
-	delete(c.Labels, in.Key)
-	if err := meta.UpdateContentLabels(r.Context(), s.db, c.ID, c.Labels); err != nil {
-		return err
-	}
-	return writeOne(w, r, http.StatusCreated, unsetLabelResponse{Key: in.Key, Value: &v})
 }

@@ -9,6 +9,10 @@ func (s *Server) fileTable(reg *openapi.Registry, add func(opDef)) {
 	setLabel := reg.Add("SetLabelResponse", setLabelResponse{})
 	unsetLabel := reg.Add("UnsetLabelResponse", unsetLabelResponse{})
 	const root = "/pulp/api/v3/"
+	contentSet, contentUnset := s.labelHandlers(201, s.contentLabels)
+	repoSet, repoUnset := s.labelHandlers(201, s.repoLabels)
+	remoteSet, remoteUnset := s.labelHandlers(201, s.remoteLabels)
+	distSet, distUnset := s.labelHandlers(200, s.distLabels)
 	r := func(code int, schema string) []openapi.Response { return []openapi.Response{resp(code, schema)} }
 
 	// Content.
@@ -24,9 +28,9 @@ func (s *Server) fileTable(reg *openapi.Registry, add func(opDef)) {
 	add(opDef{id: "content_file_files_read", method: "GET", path: "{file_file_content_href}", pattern: cpat + "{id}/{$}", tag: "Content: Files",
 		detail: true, responses: r(200, fc), h: s.fileContentRead})
 	add(opDef{id: "content_file_files_set_label", method: "POST", path: "{file_file_content_href}set_label/", pattern: cpat + "{id}/set_label/{$}", tag: "Content: Files",
-		body: setLabelIn{}, bodyName: "SetLabel", media: jsonForms, responses: r(201, setLabel), h: s.contentSetLabel})
+		body: setLabelIn{}, bodyName: "SetLabel", media: jsonForms, responses: r(201, setLabel), h: contentSet})
 	add(opDef{id: "content_file_files_unset_label", method: "POST", path: "{file_file_content_href}unset_label/", pattern: cpat + "{id}/unset_label/{$}", tag: "Content: Files",
-		body: unsetLabelIn{}, bodyName: "UnsetLabel", media: jsonForms, responses: r(201, unsetLabel), h: s.contentUnsetLabel})
+		body: unsetLabelIn{}, bodyName: "UnsetLabel", media: jsonForms, responses: r(201, unsetLabel), h: contentUnset})
 
 	// Repositories and their versions.
 	repo := reg.Add("file.FileRepositoryResponse", fileRepositoryResponse{})
@@ -50,9 +54,9 @@ func (s *Server) fileTable(reg *openapi.Registry, add func(opDef)) {
 	add(opDef{id: "repositories_file_file_delete", method: "DELETE", path: rh, pattern: rpat + "{id}/{$}", tag: tag,
 		responses: r(202, async), h: s.deleteHandler("repository", repoLock)})
 	add(opDef{id: "repositories_file_file_set_label", method: "POST", path: rh + "set_label/", pattern: rpat + "{id}/set_label/{$}", tag: tag,
-		body: setLabelIn{}, bodyName: "SetLabel", media: jsonForms, responses: r(201, setLabel), h: s.repoSetLabel})
+		body: setLabelIn{}, bodyName: "SetLabel", media: jsonForms, responses: r(201, setLabel), h: repoSet})
 	add(opDef{id: "repositories_file_file_unset_label", method: "POST", path: rh + "unset_label/", pattern: rpat + "{id}/unset_label/{$}", tag: tag,
-		body: unsetLabelIn{}, bodyName: "UnsetLabel", media: jsonForms, responses: r(201, unsetLabel), h: s.repoUnsetLabel})
+		body: unsetLabelIn{}, bodyName: "UnsetLabel", media: jsonForms, responses: r(201, unsetLabel), h: repoUnset})
 	add(opDef{id: "repositories_file_file_sync", method: "POST", path: rh + "sync/", pattern: rpat + "{id}/sync/{$}", tag: tag,
 		body: fileSyncIn{}, bodyName: "RepositorySyncURL", media: jsonForms, responses: r(202, async), h: s.fileRepoSync})
 	add(opDef{id: "repositories_file_file_modify", method: "POST", path: rh + "modify/", pattern: rpat + "{id}/modify/{$}", tag: tag,
@@ -92,9 +96,9 @@ func (s *Server) fileTable(reg *openapi.Registry, add func(opDef)) {
 	add(opDef{id: "remotes_file_file_delete", method: "DELETE", path: mh, pattern: mpat + "{id}/{$}", tag: mtag,
 		responses: r(202, async), h: s.deleteHandler("remote", remoteLock)})
 	add(opDef{id: "remotes_file_file_set_label", method: "POST", path: mh + "set_label/", pattern: mpat + "{id}/set_label/{$}", tag: mtag,
-		body: setLabelIn{}, bodyName: "SetLabel", media: jsonForms, responses: r(201, setLabel), h: s.remoteSetLabel})
+		body: setLabelIn{}, bodyName: "SetLabel", media: jsonForms, responses: r(201, setLabel), h: remoteSet})
 	add(opDef{id: "remotes_file_file_unset_label", method: "POST", path: mh + "unset_label/", pattern: mpat + "{id}/unset_label/{$}", tag: mtag,
-		body: unsetLabelIn{}, bodyName: "UnsetLabel", media: jsonForms, responses: r(201, unsetLabel), h: s.remoteUnsetLabel})
+		body: unsetLabelIn{}, bodyName: "UnsetLabel", media: jsonForms, responses: r(201, unsetLabel), h: remoteUnset})
 
 	// Publications.
 	pub := reg.Add("file.FilePublicationResponse", filePublicationResponse{})
@@ -133,7 +137,7 @@ func (s *Server) fileTable(reg *openapi.Registry, add func(opDef)) {
 	add(opDef{id: "distributions_file_file_delete", method: "DELETE", path: dh, pattern: dpat + "{id}/{$}", tag: dtag,
 		responses: r(202, async), h: s.deleteHandler("distribution", distLock)})
 	add(opDef{id: "distributions_file_file_set_label", method: "POST", path: dh + "set_label/", pattern: dpat + "{id}/set_label/{$}", tag: dtag,
-		body: setLabelIn{}, bodyName: "SetLabel", media: jsonForms, responses: r(200, setLabel), h: s.distSetLabel})
+		body: setLabelIn{}, bodyName: "SetLabel", media: jsonForms, responses: r(200, setLabel), h: distSet})
 	add(opDef{id: "distributions_file_file_unset_label", method: "POST", path: dh + "unset_label/", pattern: dpat + "{id}/unset_label/{$}", tag: dtag,
-		body: unsetLabelIn{}, bodyName: "UnsetLabel", media: jsonForms, responses: r(200, unsetLabel), h: s.distUnsetLabel})
+		body: unsetLabelIn{}, bodyName: "UnsetLabel", media: jsonForms, responses: r(200, unsetLabel), h: distUnset})
 }

@@ -357,49 +357,6 @@ func selfLock(collection string) func(r *http.Request) ([]string, error) {
 	}
 }
 
-func (s *Server) repoSetLabel(w http.ResponseWriter, r *http.Request) error {
-	in, err := readSetLabel(r)
-	if err != nil {
-		return err
-	}
-	repo, err := s.repoByPath(r)
-	if err != nil {
-		return err
-	}
-	if repo.Labels == nil {
-		repo.Labels = meta.Labels{}
-	}
-	if in.Value == nil {
-		delete(repo.Labels, in.Key)
-	} else {
-		repo.Labels[in.Key] = *in.Value
-	}
-	if err := meta.UpdateRepository(r.Context(), s.db, repo); err != nil {
-		return err
-	}
-	return writeOne(w, r, http.StatusCreated, setLabelResponse{Key: in.Key, Value: in.Value})
-}
-
-func (s *Server) repoUnsetLabel(w http.ResponseWriter, r *http.Request) error {
-	in, err := readUnsetLabel(r)
-	if err != nil {
-		return err
-	}
-	repo, err := s.repoByPath(r)
-	if err != nil {
-		return err
-	}
-	v, ok := repo.Labels[in.Key]
-	if !ok {
-		return badField("key", "Label with key %q does not exist.", in.Key)
-	}
-	delete(repo.Labels, in.Key)
-	if err := meta.UpdateRepository(r.Context(), s.db, repo); err != nil {
-		return err
-	}
-	return writeOne(w, r, http.StatusCreated, unsetLabelResponse{Key: in.Key, Value: &v})
-}
-
 func (s *Server) fileRepoSync(w http.ResponseWriter, r *http.Request) error {
 	repo, err := s.repoByPath(r)
 	if err != nil {

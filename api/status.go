@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"pith/meta"
 	"pith/task"
 )
 
@@ -64,7 +65,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 			t   string
 			dst *[]statusApp
 		}{{"worker", &out.OnlineWorkers}, {"api", &out.OnlineAPIApps}, {"content", &out.OnlineContentApps}} {
-			apps, _, err := task.Apps(r.Context(), s.db, kind.t, since, metaList())
+			apps, _, err := task.Apps(r.Context(), s.db, kind.t, since, meta.List{})
 			if err != nil {
 				return err
 			}

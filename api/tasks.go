@@ -10,8 +10,6 @@ import (
 	"pith/task"
 )
 
-func metaList() meta.List { return meta.List{} }
-
 // identity filters every resource list has: pulp_id__in, pulp_href__in, prn__in.
 func identityFilters(col string) []filter {
 	ids := func(conv func(string) (string, bool)) func(l *meta.List, d meta.Dialect, v string) error {

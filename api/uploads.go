@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -201,46 +202,8 @@ func (s *Server) uploadCommit(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(raw, &in); err != nil {
 		return err
 	}
-	chunks, err := meta.Chunks(r.Context(), s.db, u.ID)
+	digests, err := s.storeUpload(r.Context(), u, "sha256", blob.Expect{Size: u.Size, SHA256: strings.ToLower(in.SHA256)})
 	if err != nil {
-		return err
-	}
-	var next int64
-	for _, c := range chunks {
-		if c.Offset != next {
-			return errStatus(http.StatusBadRequest, "upload %s has a gap: bytes %d-%d were never uploaded", u.PulpID, next, c.Offset-1)
-		}
-		next = c.Offset + c.Size
-	}
-	if next != u.Size {
-		return errStatus(http.StatusBadRequest, "upload %s is incomplete: %d of %d bytes received", u.PulpID, next, u.Size)
-	}
-	f, err := os.Open(s.uploadPath(u))
-	if err != nil {
-		if u.Size != 0 {
-			return fmt.Errorf("open upload file: %w", err)
-		}
-		f = nil
-	}
-	bw, err := s.cfg.Store.NewWriter(r.Context())
-	if err != nil {
-		return err
-	}
-	defer bw.Cancel(r.Context())
-	if f != nil {
-		_, err = io.Copy(bw, io.LimitReader(f, u.Size))
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("read upload file: %w", err)
-		}
-	}
-	pf := &pendingFile{w: bw, field: "sha256", name: "upload " + u.PulpID}
-	digests, err := pf.w.Commit(r.Context(), blob.Expect{Size: u.Size, SHA256: strings.ToLower(in.SHA256)})
-	if err != nil {
-		var me *blob.MismatchError
-		if errors.As(err, &me) {
-			return badField("sha256", "The uploaded data does not match: %s.", me.Error())
-		}
 		return err
 	}
 	t, err := s.dispatch(r, task.Spec{Name: "pulpcore.app.tasks.upload.commit", Args: commitArgs{Upload: u.PulpID, Digests: digests},
@@ -249,6 +212,47 @@ func (s *Server) uploadCommit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return accepted(w, t)
+}
+
+// storeUpload checks that the chunks of an upload cover it exactly and stores its bytes
+// as a blob verified against want; problems are a 400 on field.
+func (s *Server) storeUpload(ctx context.Context, u meta.Upload, field string, want blob.Expect) (blob.Digests, error) {
+	chunks, err := meta.Chunks(ctx, s.db, u.ID)
+	if err != nil {
+		return blob.Digests{}, err
+	}
+	var next int64
+	for _, c := range chunks {
+		if c.Offset != next {
+			return blob.Digests{}, badField(field, "Upload %s has a gap: bytes %d-%d were never uploaded.", u.PulpID, next, c.Offset-1)
+		}
+		next = c.Offset + c.Size
+	}
+	if next != u.Size {
+		return blob.Digests{}, badField(field, "Upload %s is incomplete: %d of %d bytes received.", u.PulpID, next, u.Size)
+	}
+	bw, err := s.cfg.Store.NewWriter(ctx)
+	if err != nil {
+		return blob.Digests{}, err
+	}
+	defer bw.Cancel(ctx)
+	if u.Size > 0 {
+		f, err := os.Open(s.uploadPath(u))
+		if err != nil {
+			return blob.Digests{}, fmt.Errorf("open upload %s: %w", u.PulpID, err)
+		}
+		_, err = io.Copy(bw, io.LimitReader(f, u.Size))
+		f.Close()
+		if err != nil {
+			return blob.Digests{}, fmt.Errorf("read upload %s: %w", u.PulpID, err)
+		}
+	}
+	d, err := bw.Commit(ctx, want)
+	var me *blob.MismatchError
+	if errors.As(err, &me) {
+		return d, badField(field, "The uploaded data does not match: %s.", me.Error())
+	}
+	return d, err
 }
 
 type commitArgs struct {

@@ -61,16 +61,15 @@ func Defaults() Config {
 type setting struct {
 	name  string // flag name; the env var is PITH_ + upper(name with - → _)
 	usage string
-	get   func(c *Config) string
 	set   func(c *Config, v string) error
 }
 
-func str(p func(c *Config) *string) (func(*Config) string, func(*Config, string) error) {
-	return func(c *Config) string { return *p(c) }, func(c *Config, v string) error { *p(c) = v; return nil }
+func str(p func(c *Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error { *p(c) = v; return nil }
 }
 
-func num(name string, p func(c *Config) *int) (func(*Config) string, func(*Config, string) error) {
-	return func(c *Config) string { return strconv.Itoa(*p(c)) }, func(c *Config, v string) error {
+func num(name string, p func(c *Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			return fmt.Errorf("%s: %q is not a whole number", name, v)
@@ -80,49 +79,40 @@ func num(name string, p func(c *Config) *int) (func(*Config) string, func(*Confi
 	}
 }
 
-func settings() []setting {
-	var out []setting
-	add := func(name, usage string, get func(*Config) string, set func(*Config, string) error) {
-		out = append(out, setting{name, usage, get, set})
+func boolean(name string, p func(c *Config) *bool) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not a boolean", name, v)
+		}
+		*p(c) = b
+		return nil
 	}
-	g, s := str(func(c *Config) *string { return &c.Listen })
-	add("listen", "address to listen on (host:port)", g, s)
-	g, s = str(func(c *Config) *string { return &c.Data })
-	add("data", "data directory (blobs, uploads, SQLite database)", g, s)
-	g, s = str(func(c *Config) *string { return &c.Database })
-	add("database", "SQLite file path or postgres://user:pass@host:port/db (default: <data>/pith.db)", g, s)
-	g, s = str(func(c *Config) *string { return &c.Storage })
-	add("storage", "blob storage: a directory path, \"database\" for blobs in the metadata database, or s3://key:secret@host:port/bucket?region=…&path_style=true&insecure=true (default: <data>/blobs)", g, s)
-	g, s = str(func(c *Config) *string { return &c.Cache })
-	add("cache", "content cache: memory (this process only) or redis://host:port/db (shared by content processes)", g, s)
-	add("redirect-to-object-storage", "redirect content requests to presigned S3 URLs (true) or stream them (false)",
-		func(c *Config) string { return strconv.FormatBool(c.RedirectToObjectStorage) },
-		func(c *Config, v string) error {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return fmt.Errorf("redirect-to-object-storage: %q is not a boolean", v)
-			}
-			c.RedirectToObjectStorage = b
-			return nil
-		})
-	g, s = str(func(c *Config) *string { return &c.ContentOrigin })
-	add("content-origin", "origin clients use to reach content (default: http://<listen>)", g, s)
-	g, s = str(func(c *Config) *string { return &c.Tuning })
-	add("tuning", "tuning profile: small, medium, large, xlarge or auto", g, s)
-	g, s = num("workers", func(c *Config) *int { return &c.Workers })
-	add("workers", "task workers in this process (0 = from the tuning profile)", g, s)
-	g, s = str(func(c *Config) *string { return &c.LogLevel })
-	add("log-level", "debug, info, warn or error", g, s)
-	add("allowed-checksums", "comma-separated digests to record (sha256 always)",
-		func(c *Config) string { return strings.Join(c.AllowedChecksums, ",") },
-		func(c *Config, v string) error { c.AllowedChecksums = strings.Split(v, ","); return nil })
-	g, s = num("orphan-protection-minutes", func(c *Config) *int { return &c.OrphanProtectionMinutes })
-	add("orphan-protection-minutes", "minutes new unreferenced content is safe from orphan cleanup", g, s)
-	g, s = num("publication-grace-minutes", func(c *Config) *int { return &c.PublicationGraceMinutes })
-	add("publication-grace-minutes", "minutes a superseded publication stays servable", g, s)
-	g, s = num("task-lease-seconds", func(c *Config) *int { return &c.TaskLeaseSeconds })
-	add("task-lease-seconds", "seconds a running task outlives a silent worker before it is failed", g, s)
-	return out
+}
+
+func settings() []setting {
+	return []setting{
+		{"listen", "address to listen on (host:port)", str(func(c *Config) *string { return &c.Listen })},
+		{"data", "data directory (blobs, uploads, SQLite database)", str(func(c *Config) *string { return &c.Data })},
+		{"database", "SQLite file path or postgres://user:pass@host:port/db (default: <data>/pith.db)", str(func(c *Config) *string { return &c.Database })},
+		{"storage", "blob storage: a directory path, \"database\" for blobs in the metadata database, or s3://key:secret@host:port/bucket?region=…&path_style=true&insecure=true (default: <data>/blobs)",
+			str(func(c *Config) *string { return &c.Storage })},
+		{"cache", "content cache: memory (this process only) or redis://host:port/db (shared by content processes)", str(func(c *Config) *string { return &c.Cache })},
+		{"redirect-to-object-storage", "redirect content requests to presigned S3 URLs (true) or stream them (false)",
+			boolean("redirect-to-object-storage", func(c *Config) *bool { return &c.RedirectToObjectStorage })},
+		{"content-origin", "origin clients use to reach content (default: http://<listen>)", str(func(c *Config) *string { return &c.ContentOrigin })},
+		{"tuning", "tuning profile: small, medium, large, xlarge or auto", str(func(c *Config) *string { return &c.Tuning })},
+		{"workers", "task workers in this process (0 = from the tuning profile)", num("workers", func(c *Config) *int { return &c.Workers })},
+		{"log-level", "debug, info, warn or error", str(func(c *Config) *string { return &c.LogLevel })},
+		{"allowed-checksums", "comma-separated digests to record (sha256 always)",
+			func(c *Config, v string) error { c.AllowedChecksums = strings.Split(v, ","); return nil }},
+		{"orphan-protection-minutes", "minutes new unreferenced content is safe from orphan cleanup",
+			num("orphan-protection-minutes", func(c *Config) *int { return &c.OrphanProtectionMinutes })},
+		{"publication-grace-minutes", "minutes a superseded publication stays servable",
+			num("publication-grace-minutes", func(c *Config) *int { return &c.PublicationGraceMinutes })},
+		{"task-lease-seconds", "seconds a running task outlives a silent worker before it is failed",
+			num("task-lease-seconds", func(c *Config) *int { return &c.TaskLeaseSeconds })},
+	}
 }
 
 // EnvName is the environment variable of a setting.

@@ -70,7 +70,7 @@ func TestWorkerKilledDuringSync(t *testing.T) {
 	}
 
 	failed := waitTask(t, c, sync.str("pulp_href"), 60*time.Second)
-	if failed.str("state") != "failed" || !strings.Contains(strings.ToLower(failed.str("error")+toJSON(failed["error"])), "worker has gone missing") {
+	if failed.str("state") != "failed" || !strings.Contains(toJSON(failed["error"]), "worker has gone missing") {
 		t.Fatalf("killed sync: state %s, error %v", failed.str("state"), failed["error"])
 	}
 	var tasks []entity

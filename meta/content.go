@@ -177,19 +177,27 @@ func fillFileRef(ctx context.Context, q Querier, f *FileRef, artifactID *int64) 
 		f.Artifact = &a
 		return nil
 	}
-	rows, err := q.Query(ctx, `SELECT remote_id, url, size, sha256 FROM remote_artifacts WHERE content_artifact_id = ? ORDER BY id`, f.ContentArtifactID)
+	var err error
+	f.Remote, err = RemoteSources(ctx, q, f.ContentArtifactID)
+	return err
+}
+
+// RemoteSources lists where a unit file can be fetched from, first source first.
+func RemoteSources(ctx context.Context, q Querier, contentArtifactID int64) ([]RemoteSource, error) {
+	rows, err := q.Query(ctx, `SELECT remote_id, url, size, sha256 FROM remote_artifacts WHERE content_artifact_id = ? ORDER BY id`, contentArtifactID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rows.Close()
+	var out []RemoteSource
 	for rows.Next() {
 		var s RemoteSource
 		if err := rows.Scan(&s.RemoteID, &s.URL, &s.Size, &s.SHA256); err != nil {
-			return err
+			return nil, err
 		}
-		f.Remote = append(f.Remote, s)
+		out = append(out, s)
 	}
-	return rows.Err()
+	return out, rows.Err()
 }
 
 // SetContentArtifact records that an on-demand file has been fetched and stored.

@@ -56,23 +56,6 @@ func ListVersions(ctx context.Context, q Querier, l List) ([]Version, int64, err
 	return page(ctx, q, versionCols, versionFrom, "v.number DESC", l, func(rs *sql.Rows) (Version, error) { return scanVersion(rs) })
 }
 
-// InVersion is a condition selecting units (alias c) present in version n of a
-// repository, with its arguments.
-func InVersion(repoID, n int64) (string, []any) {
-	return `EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = c.id AND rc.repository_id = ?
-		AND rc.version_added <= ? AND (rc.version_removed IS NULL OR rc.version_removed > ?))`, []any{repoID, n, n}
-}
-
-// AddedIn and RemovedIn select units (alias c) that version n added or removed.
-func AddedIn(repoID, n int64) (string, []any) {
-	return `EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = c.id AND rc.repository_id = ? AND rc.version_added = ?)`, []any{repoID, n}
-}
-
-// RemovedIn selects units (alias c) that version n removed.
-func RemovedIn(repoID, n int64) (string, []any) {
-	return `EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = c.id AND rc.repository_id = ? AND rc.version_removed = ?)`, []any{repoID, n}
-}
-
 // Change describes a new version: units to add and remove, relative to the latest
 // version or to Base when set.
 type Change struct {

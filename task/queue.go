@@ -47,11 +47,10 @@ type Queue struct {
 	opt   Options
 	wake  chan struct{}
 
-	mu         sync.Mutex
-	running    map[int64]context.CancelFunc
-	runningIDs map[int64]string
-	waiters    map[int64]chan struct{}
-	workerID   int64
+	mu       sync.Mutex
+	running  map[string]context.CancelFunc // by task pulp_id, the ID cancels name
+	waiters  map[int64]chan struct{}
+	workerID int64
 }
 
 // New creates a queue over db running the given functions by name.
@@ -75,7 +74,7 @@ func New(db *meta.DB, funcs map[string]Func, opt Options) *Queue {
 	if opt.AppType == "" {
 		opt.AppType = "worker"
 	}
-	return &Queue{db: db, funcs: funcs, opt: opt, wake: make(chan struct{}, 1), running: map[int64]context.CancelFunc{}, runningIDs: map[int64]string{}, waiters: map[int64]chan struct{}{}}
+	return &Queue{db: db, funcs: funcs, opt: opt, wake: make(chan struct{}, 1), running: map[string]context.CancelFunc{}, waiters: map[int64]chan struct{}{}}
 }
 
 // Dispatch stores a new waiting task and wakes a worker.
@@ -234,16 +233,14 @@ func (q *Queue) work(ctx context.Context) {
 func (q *Queue) run(parent context.Context, t Task) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
 	q.mu.Lock()
-	q.running[t.ID] = cancel
-	q.runningIDs[t.ID] = t.PulpID
+	q.running[t.PulpID] = cancel
 	q.mu.Unlock()
 	stop := context.AfterFunc(parent, cancel)
 	defer func() {
 		stop()
 		cancel()
 		q.mu.Lock()
-		delete(q.running, t.ID)
-		delete(q.runningIDs, t.ID)
+		delete(q.running, t.PulpID)
 		q.mu.Unlock()
 	}()
 	r := &Run{Task: t, DB: q.db, q: q, ctx: context.WithoutCancel(ctx)}
@@ -392,18 +389,13 @@ var errRaced = errors.New("task changed state concurrently")
 
 // cancelLocal cancels a task if this process runs it.
 func (q *Queue) cancelLocal(pulpID string) bool {
-	if pulpID == "" {
-		return false
-	}
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	for id, cancel := range q.running {
-		if q.runningIDs[id] == pulpID {
-			cancel()
-			return true
-		}
+	cancel := q.running[pulpID]
+	q.mu.Unlock()
+	if cancel != nil {
+		cancel()
 	}
-	return false
+	return cancel != nil
 }
 
 // heartbeat renews the leases of this process's tasks and its app registration, and

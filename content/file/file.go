@@ -166,18 +166,7 @@ func sources(ctx context.Context, q meta.Querier, f meta.FileRef) []meta.RemoteS
 	if len(f.Remote) > 0 {
 		return f.Remote
 	}
-	rows, err := q.Query(ctx, `SELECT remote_id, url, size, sha256 FROM remote_artifacts WHERE content_artifact_id = ? ORDER BY id`, f.ContentArtifactID)
-	if err != nil {
-		return nil
-	}
-	defer rows.Close()
-	var out []meta.RemoteSource
-	for rows.Next() {
-		var s meta.RemoteSource
-		if rows.Scan(&s.RemoteID, &s.URL, &s.Size, &s.SHA256) == nil {
-			out = append(out, s)
-		}
-	}
+	out, _ := meta.RemoteSources(ctx, q, f.ContentArtifactID)
 	return out
 }
 

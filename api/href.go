@@ -40,6 +40,7 @@ func contentHref(typ, id string) string {
 func artifactHref(id string) string { return apiPath + "artifacts/" + id + "/" }
 func uploadHref(id string) string   { return apiPath + "uploads/" + id + "/" }
 func taskHref(id string) string     { return apiPath + "tasks/" + id + "/" }
+func scheduleHref(id string) string { return apiPath + "task-schedules/" + id + "/" }
 func groupHref(id string) string    { return apiPath + "task-groups/" + id + "/" }
 func workerHref(id string) string   { return apiPath + "workers/" + id + "/" }
 

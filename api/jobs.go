@@ -29,6 +29,7 @@ func (s *Server) TaskFuncs() map[string]task.Func {
 		"pulpcore.app.tasks.upload.commit":             s.runCommit,
 		"pulpcore.app.tasks.orphan.orphan_cleanup":     s.runOrphans,
 		"pulpcore.app.tasks.purge.purge":               s.runPurge,
+		uploadCleanupTask:                              s.runUploadCleanup,
 	}
 }
 
@@ -322,6 +323,9 @@ func (s *Server) runPurge(ctx context.Context, r *task.Run) error {
 	var a purgeArgs
 	if err := r.Args(&a); err != nil {
 		return err
+	}
+	if a.OlderThanMins > 0 {
+		a.Before = time.Now().Add(-time.Duration(a.OlderThanMins) * time.Minute).UnixMicro()
 	}
 	n, err := task.Purge(ctx, s.db, a.Before, a.States)
 	if err != nil {

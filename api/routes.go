@@ -119,6 +119,12 @@ func (s *Server) table(reg *openapi.Registry) []route {
 		responses: []openapi.Response{resp(200, group)}, h: s.groupRead})
 	add(opDef{id: "task_groups_cancel", method: "PATCH", path: "{task_group_href}", pattern: "/pulp/api/v3/task-groups/{id}/{$}", tag: "Task-Groups",
 		body: taskCancel{}, bodyName: "PatchedTaskCancel", media: jsonForms, responses: []openapi.Response{resp(200, group), resp(409, group)}, h: s.groupCancel})
+	sched := reg.Add("TaskScheduleResponse", taskScheduleResponse{})
+	sl := scheduleListSpec()
+	add(opDef{id: "task_schedules_list", method: "GET", path: root + "task-schedules/", pattern: "/pulp/api/v3/task-schedules/{$}", tag: "Task-Schedules", list: &sl,
+		responses: []openapi.Response{resp(200, pg(sched))}, h: s.scheduleList})
+	add(opDef{id: "task_schedules_read", method: "GET", path: "{task_schedule_href}", pattern: "/pulp/api/v3/task-schedules/{id}/{$}", tag: "Task-Schedules", detail: true,
+		responses: []openapi.Response{resp(200, sched)}, h: s.scheduleRead})
 	worker := reg.Add("WorkerResponse", workerResponse{})
 	wl := workerListSpec()
 	add(opDef{id: "workers_list", method: "GET", path: root + "workers/", pattern: "/pulp/api/v3/workers/{$}", tag: "Workers", list: &wl,

@@ -47,6 +47,9 @@ type Config struct {
 	FetchURL     func(ctx context.Context, url string) (meta.Artifact, error)
 	// GracePeriod keeps superseded publications servable.
 	GracePeriod time.Duration
+	// UploadProtection, TaskProtection and OrphanCleanupInterval set the maintenance
+	// schedules (0 = none); see SetSchedules.
+	UploadProtection, TaskProtection, OrphanCleanupInterval time.Duration
 }
 
 // Server is the REST API.

@@ -92,6 +92,18 @@ type workerResponse struct {
 	CurrentTask     *string           `json:"current_task" openapi:"format=uri,readOnly"`
 }
 
+type taskScheduleResponse struct {
+	PulpHref         string  `json:"pulp_href" openapi:"format=uri,readOnly"`
+	Prn              string  `json:"prn" openapi:"readOnly"`
+	PulpCreated      string  `json:"pulp_created" openapi:"format=date-time,readOnly"`
+	PulpLastUpdated  string  `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
+	Name             string  `json:"name"`
+	TaskName         string  `json:"task_name"`
+	DispatchInterval *string `json:"dispatch_interval"`
+	NextDispatch     *string `json:"next_dispatch" openapi:"format=date-time,readOnly"`
+	LastTask         *string `json:"last_task,omitempty" openapi:"format=uri,readOnly"`
+}
+
 type artifactResponse struct {
 	PulpHref        string  `json:"pulp_href" openapi:"format=uri,readOnly"`
 	Prn             string  `json:"prn" openapi:"readOnly"`

@@ -284,8 +284,9 @@ func (s *Server) taskPurge(w http.ResponseWriter, r *http.Request) error {
 }
 
 type purgeArgs struct {
-	Before int64    `json:"before"`
-	States []string `json:"states"`
+	Before        int64    `json:"before,omitempty"`             // µs
+	OlderThanMins int64    `json:"older_than_minutes,omitempty"` // instead of before, for schedules
+	States        []string `json:"states"`
 }
 
 func renderGroup(g task.Group) taskGroupResponse {

@@ -84,11 +84,19 @@ func (s *Server) uploadDelete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := meta.DeleteUpload(r.Context(), s.db, u.ID); err != nil {
+	if err := s.deleteUpload(r.Context(), u); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// deleteUpload deletes an upload and the chunks it received.
+func (s *Server) deleteUpload(ctx context.Context, u meta.Upload) error {
+	if err := meta.DeleteUpload(ctx, s.db, u.ID); err != nil {
 		return err
 	}
 	os.Remove(s.uploadPath(u))
-	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 

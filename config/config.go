@@ -39,6 +39,13 @@ type Config struct {
 	// TaskLeaseSeconds is how long a running task survives its worker's silence before
 	// it is failed and its locks are freed.
 	TaskLeaseSeconds int `json:"task_lease_seconds"`
+	// UploadProtectionMinutes is how long an unfinished chunked upload is kept after its
+	// last change; 0 keeps them until deleted.
+	UploadProtectionMinutes int `json:"upload_protection_minutes"`
+	// TaskProtectionMinutes is how long finished tasks are kept; 0 keeps them until purged.
+	TaskProtectionMinutes int `json:"task_protection_minutes"`
+	// OrphanCleanupIntervalMinutes runs orphan cleanup on a schedule; 0 runs it only when asked.
+	OrphanCleanupIntervalMinutes int `json:"orphan_cleanup_interval_minutes"`
 }
 
 // Defaults are the embedded single-machine settings.
@@ -52,6 +59,7 @@ func Defaults() Config {
 		OrphanProtectionMinutes: 1440,
 		PublicationGraceMinutes: 3 * 24 * 60,
 		TaskLeaseSeconds:        30,
+		UploadProtectionMinutes: 1440,
 		RedirectToObjectStorage: true,
 		Cache:                   "memory",
 	}
@@ -112,6 +120,12 @@ func settings() []setting {
 			num("publication-grace-minutes", func(c *Config) *int { return &c.PublicationGraceMinutes })},
 		{"task-lease-seconds", "seconds a running task outlives a silent worker before it is failed",
 			num("task-lease-seconds", func(c *Config) *int { return &c.TaskLeaseSeconds })},
+		{"upload-protection-minutes", "minutes an unfinished upload is kept after its last chunk (0 = until deleted)",
+			num("upload-protection-minutes", func(c *Config) *int { return &c.UploadProtectionMinutes })},
+		{"task-protection-minutes", "minutes finished tasks are kept before they are purged (0 = until purged by hand)",
+			num("task-protection-minutes", func(c *Config) *int { return &c.TaskProtectionMinutes })},
+		{"orphan-cleanup-interval-minutes", "run orphan cleanup every so many minutes (0 = only when asked)",
+			num("orphan-cleanup-interval-minutes", func(c *Config) *int { return &c.OrphanCleanupIntervalMinutes })},
 	}
 }
 
@@ -219,8 +233,15 @@ func (c Config) Validate() error {
 	if c.TaskLeaseSeconds < 1 {
 		return fmt.Errorf("task-lease-seconds: %d must be at least 1", c.TaskLeaseSeconds)
 	}
-	if c.OrphanProtectionMinutes < 0 || c.PublicationGraceMinutes < 0 {
-		return errors.New("orphan-protection-minutes and publication-grace-minutes must not be negative")
+	for _, m := range []struct {
+		name string
+		v    int
+	}{{"orphan-protection-minutes", c.OrphanProtectionMinutes}, {"publication-grace-minutes", c.PublicationGraceMinutes},
+		{"upload-protection-minutes", c.UploadProtectionMinutes}, {"task-protection-minutes", c.TaskProtectionMinutes},
+		{"orphan-cleanup-interval-minutes", c.OrphanCleanupIntervalMinutes}} {
+		if m.v < 0 {
+			return fmt.Errorf("%s: %d must not be negative", m.name, m.v)
+		}
 	}
 	return nil
 }

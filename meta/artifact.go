@@ -81,7 +81,7 @@ func ArtifactByID(ctx context.Context, q Querier, id int64) (Artifact, error) {
 
 // ListArtifacts selects a page of artifacts (alias a).
 func ListArtifacts(ctx context.Context, q Querier, l List) ([]Artifact, int64, error) {
-	return page(ctx, q, artifactCols, "artifacts a", "a.id", l, func(r *sql.Rows) (Artifact, error) { return scanArtifact(r) })
+	return Page(ctx, q, artifactCols, "artifacts a", "a.id", l, func(r *sql.Rows) (Artifact, error) { return scanArtifact(r) })
 }
 
 // ErrInUse means a row is still referenced and cannot be deleted.

@@ -114,7 +114,7 @@ func ContentIDsByPulpID(ctx context.Context, q Querier, ids []string) ([]int64, 
 
 // ListContent selects a page of units (alias c).
 func ListContent(ctx context.Context, q Querier, l List) ([]Content, int64, error) {
-	return page(ctx, q, contentCols, "contents c", "c.id", l, func(r *sql.Rows) (Content, error) { return scanContent(r) })
+	return Page(ctx, q, contentCols, "contents c", "c.id", l, func(r *sql.Rows) (Content, error) { return scanContent(r) })
 }
 
 // UpdateContentLabels replaces a unit's labels.

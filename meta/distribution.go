@@ -103,7 +103,7 @@ func DistributionByPulpID(ctx context.Context, q Querier, id string) (Distributi
 
 // ListDistributions selects a page of distributions (alias d).
 func ListDistributions(ctx context.Context, q Querier, l List) ([]Distribution, int64, error) {
-	return page(ctx, q, distCols, "distributions d", "d.name", l, func(r *sql.Rows) (Distribution, error) { return scanDist(r) })
+	return Page(ctx, q, distCols, "distributions d", "d.name", l, func(r *sql.Rows) (Distribution, error) { return scanDist(r) })
 }
 
 // UpdateDistribution writes a distribution's fields. When the publication changes, the

@@ -51,8 +51,8 @@ func (l List) tail(defaultOrder string) string {
 	return s
 }
 
-// page counts the rows matching l in from (a table with alias) and selects one page.
-func page[T any](ctx context.Context, q Querier, cols, from, defaultOrder string, l List, scan func(*sql.Rows) (T, error)) ([]T, int64, error) {
+// Page counts the rows matching l in from (a table with alias) and selects one page.
+func Page[T any](ctx context.Context, q Querier, cols, from, defaultOrder string, l List, scan func(*sql.Rows) (T, error)) ([]T, int64, error) {
 	var total int64
 	if err := q.QueryRow(ctx, "SELECT count(*) FROM "+from+l.where(), l.Args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count %s: %w", from, err)

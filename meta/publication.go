@@ -77,7 +77,7 @@ func PublicationByPulpID(ctx context.Context, q Querier, id string) (Publication
 
 // ListPublications selects a page of publications (aliases p and r).
 func ListPublications(ctx context.Context, q Querier, l List) ([]Publication, int64, error) {
-	return page(ctx, q, pubCols, pubFrom, "p.id DESC", l, func(r *sql.Rows) (Publication, error) { return scanPub(r) })
+	return Page(ctx, q, pubCols, pubFrom, "p.id DESC", l, func(r *sql.Rows) (Publication, error) { return scanPub(r) })
 }
 
 // DeletePublication deletes a publication and its file list.

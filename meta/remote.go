@@ -64,7 +64,7 @@ func RemoteByPulpID(ctx context.Context, q Querier, id string) (Remote, error) {
 
 // ListRemotes selects a page of remotes (alias m).
 func ListRemotes(ctx context.Context, q Querier, l List) ([]Remote, int64, error) {
-	return page(ctx, q, remoteCols, "remotes m", "m.name", l, func(r *sql.Rows) (Remote, error) { return scanRemote(r) })
+	return Page(ctx, q, remoteCols, "remotes m", "m.name", l, func(r *sql.Rows) (Remote, error) { return scanRemote(r) })
 }
 
 // UpdateRemote writes a remote's fields.

@@ -80,7 +80,7 @@ func RepositoryByPulpID(ctx context.Context, q Querier, id string) (Repository, 
 
 // ListRepositories selects a page of repositories (alias r).
 func ListRepositories(ctx context.Context, q Querier, l List) ([]Repository, int64, error) {
-	return page(ctx, q, repoCols, "repositories r", "r.name", l, func(rs *sql.Rows) (Repository, error) { return scanRepo(rs) })
+	return Page(ctx, q, repoCols, "repositories r", "r.name", l, func(rs *sql.Rows) (Repository, error) { return scanRepo(rs) })
 }
 
 // UpdateRepository writes the mutable fields of a repository.

@@ -49,7 +49,7 @@ func UploadByPulpID(ctx context.Context, q Querier, id string) (Upload, error) {
 
 // ListUploads selects a page of uploads (alias u).
 func ListUploads(ctx context.Context, q Querier, l List) ([]Upload, int64, error) {
-	return page(ctx, q, uploadCols, "uploads u", "u.id DESC", l, func(r *sql.Rows) (Upload, error) { return scanUpload(r) })
+	return Page(ctx, q, uploadCols, "uploads u", "u.id DESC", l, func(r *sql.Rows) (Upload, error) { return scanUpload(r) })
 }
 
 // Chunks lists the received ranges of an upload in offset order.

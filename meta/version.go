@@ -53,7 +53,7 @@ func VersionByID(ctx context.Context, q Querier, id int64) (Version, error) {
 
 // ListVersions selects a page of versions (aliases v and r).
 func ListVersions(ctx context.Context, q Querier, l List) ([]Version, int64, error) {
-	return page(ctx, q, versionCols, versionFrom, "v.number DESC", l, func(rs *sql.Rows) (Version, error) { return scanVersion(rs) })
+	return Page(ctx, q, versionCols, versionFrom, "v.number DESC", l, func(rs *sql.Rows) (Version, error) { return scanVersion(rs) })
 }
 
 // Change describes a new version: units to add and remove, relative to the latest

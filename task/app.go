@@ -52,29 +52,7 @@ func scanApp(r interface{ Scan(...any) error }) (App, error) {
 func Apps(ctx context.Context, db meta.Querier, appType string, since int64, l meta.List) ([]App, int64, error) {
 	l.And("w.app_type = ?", appType)
 	l.And("w.last_heartbeat >= ?", since)
-	where := " WHERE " + joinAnd(l.Where)
-	var total int64
-	if err := db.QueryRow(ctx, "SELECT count(*) FROM workers w"+where, l.Args...).Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	tail := " ORDER BY w.name"
-	if l.Limit > 0 {
-		tail += fmt.Sprintf(" LIMIT %d OFFSET %d", l.Limit, l.Offset)
-	}
-	rows, err := db.Query(ctx, "SELECT "+appCols+" FROM workers w"+where+tail, l.Args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	var out []App
-	for rows.Next() {
-		a, err := scanApp(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, a)
-	}
-	return out, total, rows.Err()
+	return meta.Page(ctx, db, appCols, "workers w", "w.name", l, func(r *sql.Rows) (App, error) { return scanApp(r) })
 }
 
 // AppByPulpID finds a registered process.

@@ -183,7 +183,7 @@ func (q *Queue) claim(ctx context.Context) (Task, bool, error) {
 }
 
 // Start registers this process as a worker and runs the workers, the heartbeat and the
-// lease-expiry loop until ctx ends. Running tasks are cancelled and failed on shutdown.
+// maintenance loop (led by one worker process at a time) until ctx ends. Running tasks are cancelled and failed on shutdown.
 func (q *Queue) Start(ctx context.Context) error {
 	id, err := RegisterApp(ctx, q.db, q.opt.Name, q.opt.AppType)
 	if err != nil {
@@ -203,6 +203,7 @@ func (q *Queue) Start(ctx context.Context) error {
 		go q.work(ctx)
 	}
 	go q.heartbeat(ctx)
+	go q.maintain(ctx)
 	return nil
 }
 
@@ -398,8 +399,7 @@ func (q *Queue) cancelLocal(pulpID string) bool {
 	return cancel != nil
 }
 
-// heartbeat renews the leases of this process's tasks and its app registration, and
-// fails tasks whose lease ran out (their worker died).
+// heartbeat renews the leases of this process's tasks and its app registration.
 func (q *Queue) heartbeat(ctx context.Context) {
 	tick := time.NewTicker(q.opt.Lease / 3)
 	defer tick.Stop()
@@ -421,12 +421,6 @@ func (q *Queue) beat(ctx context.Context) {
 	}
 	if _, err := q.db.Exec(ctx, `UPDATE workers SET last_heartbeat = ? WHERE id = ?`, now, q.workerID); err != nil && ctx.Err() == nil {
 		q.opt.Logger.Error("worker heartbeat failed", "err", err)
-	}
-	if n, err := ExpireLeases(ctx, q.db, now); err != nil && ctx.Err() == nil {
-		q.opt.Logger.Error("lease expiry failed", "err", err)
-	} else if n > 0 {
-		q.opt.Logger.Warn("failed tasks whose worker went missing", "count", n)
-		q.Wake()
 	}
 }
 

@@ -110,47 +110,7 @@ func GetByID(ctx context.Context, q meta.Querier, id int64) (Task, error) {
 
 // List selects a page of tasks (alias t), newest first by default.
 func List(ctx context.Context, q meta.Querier, l meta.List) ([]Task, int64, error) {
-	var total int64
-	where := ""
-	if len(l.Where) > 0 {
-		where = " WHERE " + joinAnd(l.Where)
-	}
-	if err := q.QueryRow(ctx, "SELECT count(*) FROM tasks t"+where, l.Args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count tasks: %w", err)
-	}
-	order := l.OrderBy
-	if order == "" {
-		order = "t.id DESC"
-	}
-	tail := " ORDER BY " + order
-	if l.Limit > 0 {
-		tail += fmt.Sprintf(" LIMIT %d OFFSET %d", l.Limit, l.Offset)
-	}
-	rows, err := q.Query(ctx, "SELECT "+cols+" FROM tasks t"+where+tail, l.Args...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list tasks: %w", err)
-	}
-	defer rows.Close()
-	var out []Task
-	for rows.Next() {
-		t, err := scan(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, t)
-	}
-	return out, total, rows.Err()
-}
-
-func joinAnd(w []string) string {
-	s := ""
-	for i, c := range w {
-		if i > 0 {
-			s += " AND "
-		}
-		s += c
-	}
-	return s
+	return meta.Page(ctx, q, cols, "tasks t", "t.id DESC", l, func(r *sql.Rows) (Task, error) { return scan(r) })
 }
 
 // Delete deletes a finished task.

@@ -169,7 +169,10 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 	a, err := api.New(api.Config{
 		DB: db, Store: store, Queue: q, Content: inv, ContentOrigin: cfg.ContentOrigin, UploadDir: uploads, Logger: log,
 		OrphanProtection: cfg.OrphanProtection(), GracePeriod: cfg.GracePeriod(),
-		AfterVersion: ft.AfterVersion, Refetch: ft.Refetch, FetchURL: ft.FetchURL,
+		UploadProtection:      time.Duration(cfg.UploadProtectionMinutes) * time.Minute,
+		TaskProtection:        time.Duration(cfg.TaskProtectionMinutes) * time.Minute,
+		OrphanCleanupInterval: time.Duration(cfg.OrphanCleanupIntervalMinutes) * time.Minute,
+		AfterVersion:          ft.AfterVersion, Refetch: ft.Refetch, FetchURL: ft.FetchURL,
 	})
 	if err == nil && shared != nil {
 		a.SetCacheStatus(shared.Connected)
@@ -230,6 +233,9 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 		return err
 	}
 	if r.worker {
+		if err := n.api.SetSchedules(ctx); err != nil {
+			return err
+		}
 		if err := n.queue.Start(ctx); err != nil {
 			return err
 		}

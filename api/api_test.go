@@ -61,7 +61,7 @@ func newEnv(t *testing.T) *env {
 	funcs := map[string]task.Func{}
 	q := task.New(db, funcs, task.Options{Workers: 2, Poll: 20 * time.Millisecond})
 	fp := file.New(db, store, nil)
-	a, err := api.New(api.Config{DB: db, Store: store, Queue: q, ContentOrigin: "http://127.0.0.1:1", UploadDir: t.TempDir(),
+	a, err := api.New(api.Config{DB: db, Store: store, Queue: q, ContentOrigin: "http://127.0.0.1:1",
 		AfterVersion: fp.AfterVersion, OrphanProtection: time.Minute, UploadProtection: time.Minute})
 	if err != nil {
 		t.Fatal(err)

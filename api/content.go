@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -251,8 +250,7 @@ func (s *Server) artifactFromUpload(ctx context.Context, id string) (meta.Artifa
 	if err != nil {
 		return art, err
 	}
-	meta.DeleteUpload(ctx, s.db, u.ID)
-	os.Remove(s.uploadPath(u))
+	s.deleteUpload(ctx, u)
 	return art, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"pith/blob"
@@ -252,10 +251,9 @@ func (s *Server) runCommit(ctx context.Context, r *task.Run) error {
 	if err != nil {
 		return err
 	}
-	if err := meta.DeleteUpload(ctx, s.db, u.ID); err != nil {
+	if err := s.deleteUpload(ctx, u); err != nil {
 		return err
 	}
-	os.Remove(s.uploadPath(u))
 	r.Created(artifactHref(art.PulpID))
 	return nil
 }

@@ -35,7 +35,6 @@ type Config struct {
 	Queue         *task.Queue
 	Content       Invalidator
 	ContentOrigin string // e.g. http://127.0.0.1:24817
-	UploadDir     string // chunked uploads in progress
 	Logger        *slog.Logger
 	// OrphanProtection is how long new content and artifacts are safe from orphan cleanup.
 	OrphanProtection time.Duration

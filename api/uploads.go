@@ -2,15 +2,10 @@ package api
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -30,8 +25,6 @@ func renderUpload(u meta.Upload) uploadResponse {
 	return uploadResponse{PulpHref: uploadHref(u.PulpID), Prn: prn("core.upload", u.PulpID), PulpCreated: ts(u.Created),
 		PulpLastUpdated: ts(u.Updated), Size: u.Size, Completed: tsPtr(u.Completed)}
 }
-
-func (s *Server) uploadPath(u meta.Upload) string { return filepath.Join(s.cfg.UploadDir, u.PulpID) }
 
 func (s *Server) uploadList(w http.ResponseWriter, r *http.Request) error {
 	q, err := parseList(r, s.db.Dialect(), uploadListSpec())
@@ -91,13 +84,13 @@ func (s *Server) uploadDelete(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// deleteUpload deletes an upload and the chunks it received.
+// deleteUpload deletes an upload and the chunks it received. The row goes first: parts
+// without a row are unreachable, a row without its parts would be a broken upload.
 func (s *Server) deleteUpload(ctx context.Context, u meta.Upload) error {
 	if err := meta.DeleteUpload(ctx, s.db, u.ID); err != nil {
 		return err
 	}
-	os.Remove(s.uploadPath(u))
-	return nil
+	return s.cfg.Store.DeleteParts(ctx, u.PulpID)
 }
 
 var contentRange = regexp.MustCompile(`^bytes (\d+)-(\d+)/(\d+|\*)$`)
@@ -141,48 +134,33 @@ func (s *Server) uploadChunk(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	var in uploadChunkIn
-	f, err := os.OpenFile(s.uploadPath(u), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("open upload file: %w", err)
-	}
-	defer f.Close()
-	var got int64
-	var hasher hash.Hash
+	var sum string
+	want := end - start + 1
 	raw, err := readBody(r, &in, func(name, filename string, body io.Reader) error {
 		if name != "file" {
 			return badField(name, "Unexpected file field.")
 		}
-		hw := sha256.New()
-		hasher = hw
-		want := end - start + 1
-		n, err := io.Copy(io.MultiWriter(io.NewOffsetWriter(f, start), hw), io.LimitReader(body, want+1))
-		got = n
-		if err != nil {
-			return errStatus(http.StatusBadRequest, "read chunk: %v", err)
+		var err error
+		sum, err = s.cfg.Store.PutPart(r.Context(), u.PulpID, start, want, body)
+		var me *blob.MismatchError
+		if errors.As(err, &me) {
+			return errStatus(http.StatusBadRequest, "chunk size differs from Content-Range %q (%d bytes): %s", cr, want, me.Error())
 		}
-		if n != want {
-			return errStatus(http.StatusBadRequest, "chunk has %d bytes but Content-Range %q says %d", n, cr, want)
-		}
-		return nil
+		return err
 	})
 	if err == nil {
 		err = decode(raw, &in)
 	}
-	if err == nil && hasher == nil {
+	if err == nil && sum == "" {
 		err = badField("file", "No file was submitted.")
 	}
-	if err == nil && in.SHA256 != nil && *in.SHA256 != "" {
-		if sum := hex.EncodeToString(hasher.Sum(nil)); !strings.EqualFold(sum, *in.SHA256) {
-			err = badField("sha256", "Checksum does not match chunk upload: expected %s, got %s.", *in.SHA256, sum)
-		}
+	if err == nil && in.SHA256 != nil && *in.SHA256 != "" && !strings.EqualFold(sum, *in.SHA256) {
+		err = badField("sha256", "Checksum does not match chunk upload: expected %s, got %s.", *in.SHA256, sum)
 	}
 	if err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync upload file: %w", err)
-	}
-	if err := meta.AddChunk(r.Context(), s.db, u.ID, meta.Chunk{Offset: start, Size: got}); err != nil {
+	if err := meta.AddChunk(r.Context(), s.db, u.ID, meta.Chunk{Offset: start, Size: want}); err != nil {
 		return err
 	}
 	u, err = meta.UploadByPulpID(r.Context(), s.db, u.PulpID)
@@ -244,15 +222,15 @@ func (s *Server) storeUpload(ctx context.Context, u meta.Upload, field string, w
 		return blob.Digests{}, err
 	}
 	defer bw.Cancel(ctx)
-	if u.Size > 0 {
-		f, err := os.Open(s.uploadPath(u))
+	for _, c := range chunks {
+		pr, err := s.cfg.Store.OpenPart(ctx, u.PulpID, c.Offset)
 		if err != nil {
-			return blob.Digests{}, fmt.Errorf("open upload %s: %w", u.PulpID, err)
+			return blob.Digests{}, fmt.Errorf("upload %s: chunk at byte %d: %w", u.PulpID, c.Offset, err)
 		}
-		_, err = io.Copy(bw, io.LimitReader(f, u.Size))
-		f.Close()
+		_, err = io.Copy(bw, io.LimitReader(pr, c.Size))
+		pr.Close()
 		if err != nil {
-			return blob.Digests{}, fmt.Errorf("read upload %s: %w", u.PulpID, err)
+			return blob.Digests{}, fmt.Errorf("upload %s: chunk at byte %d: %w", u.PulpID, c.Offset, err)
 		}
 	}
 	d, err := bw.Commit(ctx, want)

@@ -115,6 +115,17 @@ type Driver interface {
 	Delete(ctx context.Context, sha256 string) error
 	// Walk visits committed blobs only; an error from fn stops the walk and is returned.
 	Walk(ctx context.Context, fn func(sha256 string, info Info) error) error
+
+	// Parts hold the chunks of uploads in progress beside the blobs, so that every
+	// process sharing the storage can take a chunk of an upload and commit it.
+	// PutPart stores exactly size bytes of r as the part of upload at offset, replacing
+	// one stored there; r yields exactly size bytes (the Store checks). A part is visible
+	// only once PutPart returned nil.
+	PutPart(ctx context.Context, upload string, offset int64, r io.Reader, size int64) error
+	// OpenPart reads a part; a missing one gives an error matching ErrNotFound.
+	OpenPart(ctx context.Context, upload string, offset int64) (io.ReadCloser, error)
+	// DeleteParts removes every part of an upload; an upload without parts is fine.
+	DeleteParts(ctx context.Context, upload string) error
 }
 
 // URLOptions shape the response to a presigned URL.

@@ -62,6 +62,7 @@ func freePort(t *testing.T) string {
 type server struct {
 	addr    string
 	url     string // the API
+	api2    string // a second API process of a split installation, with its own data directory
 	content string // the content app's origin
 	data    string
 	log     *bytes.Buffer
@@ -89,7 +90,8 @@ func startPith(t *testing.T, database string, extra ...string) *server {
 }
 
 // startSplit runs pith as separate processes over PostgreSQL, the way a scaled-out
-// installation does: one API, one content app and two workers.
+// installation does: two APIs (the second on a data directory of its own, as on another
+// host), one content app and two workers.
 func startSplit(t *testing.T, database string, extra ...string) *server {
 	t.Helper()
 	s := &server{addr: freePort(t), data: t.TempDir(), log: &bytes.Buffer{}}
@@ -102,11 +104,15 @@ func startSplit(t *testing.T, database string, extra ...string) *server {
 	}
 	s.start(t, append([]string{"api", "--listen", s.addr}, common...)...)
 	s.start(t, append([]string{"content", "--listen", contentAddr}, common...)...)
+	api2 := freePort(t)
+	s.api2 = "http://" + api2
+	s.start(t, append(append([]string{"api", "--listen", api2}, common...), "--data", t.TempDir())...)
 	for i := 0; i < 2; i++ {
 		s.workers = append(s.workers, s.start(t, append([]string{"worker", "--workers", "2"}, common...)...))
 	}
 	waitReady(t, s, s.url+"/pulp/api/v3/status/")
 	waitReady(t, s, s.content+"/pulp/content/")
+	waitReady(t, s, s.api2+"/pulp/api/v3/status/")
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("pith logs:\n%s", s.log.String())

@@ -21,6 +21,7 @@ func Run(t *testing.T, newDriver func(t *testing.T) blob.Driver) {
 	t.Helper()
 	runDriver(t, newDriver)
 	runStore(t, newDriver)
+	runParts(t, newDriver)
 }
 
 // Bench measures storing distinct blobs of size bytes through a Store over d; each blob

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -148,11 +147,6 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 		db.Close()
 		return nil, fmt.Errorf("allowed-checksums: %w", err)
 	}
-	uploads := filepath.Join(cfg.Data, "uploads")
-	if err := os.MkdirAll(uploads, 0o750); err != nil {
-		db.Close()
-		return nil, err
-	}
 	funcs := map[string]task.Func{}
 	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log, Lease: cfg.TaskLease()})
 	var shared *serve.Shared
@@ -167,7 +161,7 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 	inv := &invalidator{db: db, local: content}
 	ft := file.New(db, store, inv.Invalidate)
 	a, err := api.New(api.Config{
-		DB: db, Store: store, Queue: q, Content: inv, ContentOrigin: cfg.ContentOrigin, UploadDir: uploads, Logger: log,
+		DB: db, Store: store, Queue: q, Content: inv, ContentOrigin: cfg.ContentOrigin, Logger: log,
 		OrphanProtection: cfg.OrphanProtection(), GracePeriod: cfg.GracePeriod(),
 		UploadProtection:      time.Duration(cfg.UploadProtectionMinutes) * time.Minute,
 		TaskProtection:        time.Duration(cfg.TaskProtectionMinutes) * time.Minute,

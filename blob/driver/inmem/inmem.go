@@ -15,6 +15,7 @@ import (
 type Driver struct {
 	mu    sync.Mutex
 	blobs map[string]object
+	parts map[string]map[int64][]byte // upload → offset → bytes
 }
 
 type object struct {
@@ -25,7 +26,7 @@ type object struct {
 var _ blob.Driver = (*Driver)(nil)
 
 // New returns an empty driver.
-func New() *Driver { return &Driver{blobs: map[string]object{}} }
+func New() *Driver { return &Driver{blobs: map[string]object{}, parts: map[string]map[int64][]byte{}} }
 
 // Name is "inmem".
 func (d *Driver) Name() string { return "inmem" }

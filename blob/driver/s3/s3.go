@@ -25,8 +25,8 @@ type Config struct {
 	AccessKey string
 	SecretKey string
 	PathStyle bool
-	Insecure  bool // plain http
-	PartSize  uint64
+	Insecure  bool   // plain http
+	PartSize  uint64 // multipart part size; default 8 MiB (objects up to 80 GB, one part buffered per write)
 }
 
 // ParseURL reads s3://key:secret@host:port/bucket?region=…&path_style=true&insecure=true.
@@ -99,7 +99,7 @@ func New(ctx context.Context, cfg Config) (*Driver, error) {
 	}
 	part := cfg.PartSize
 	if part == 0 {
-		part = 16 << 20
+		part = 8 << 20
 	}
 	return &Driver{c: c, bucket: cfg.Bucket, part: part}, nil
 }

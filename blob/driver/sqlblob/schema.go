@@ -41,6 +41,13 @@ func schema(d meta.Dialect) []string {
 			PRIMARY KEY (data_id, idx)
 		)`,
 		`CREATE INDEX IF NOT EXISTS blob_uploads_created ON blob_uploads (created)`,
+		`CREATE TABLE IF NOT EXISTS blob_parts (
+			upload TEXT NOT NULL,
+			offset_bytes BIGINT NOT NULL,
+			size BIGINT NOT NULL,
+			data_id BIGINT NOT NULL UNIQUE,
+			PRIMARY KEY (upload, offset_bytes)
+		)`,
 	)
 	return append(stmts, post...)
 }

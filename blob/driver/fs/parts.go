@@ -1,0 +1,61 @@
+package fs
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+const partsDir = "parts"
+
+func (d *Driver) partPath(upload string, offset int64) string {
+	return filepath.Join(d.root, partsDir, upload, strconv.FormatInt(offset, 10))
+}
+
+// PutPart writes the part to a temporary file beside it, syncs it and renames it into
+// place, so a part is whole or absent.
+func (d *Driver) PutPart(ctx context.Context, upload string, offset int64, r io.Reader, size int64) error {
+	dir := filepath.Join(d.root, partsDir, upload)
+	if err := os.MkdirAll(dir, dirMode); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, r)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), d.partPath(upload, offset))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// OpenPart opens a part's file.
+func (d *Driver) OpenPart(ctx context.Context, upload string, offset int64) (io.ReadCloser, error) {
+	f, err := os.Open(d.partPath(upload, offset))
+	if err != nil {
+		return nil, notFound(err)
+	}
+	return f, nil
+}
+
+// DeleteParts removes the upload's directory of parts.
+func (d *Driver) DeleteParts(ctx context.Context, upload string) error {
+	err := os.RemoveAll(filepath.Join(d.root, partsDir, upload))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}

@@ -168,3 +168,49 @@ func LatestPublication(ctx context.Context, q Querier, repoID int64) (*Publicati
 	}
 	return &p, nil
 }
+
+// Serving is what a distribution serves right now: a publication, or a repository
+// version, or nothing. Both are immutable, so what a path resolves to under a Serving
+// never changes; the pulp IDs (never reused) make it a safe cache key across processes.
+type Serving struct {
+	PubID      int64 // 0: not a publication
+	PubPulpID  string
+	RepoID     int64 // with Number: a repository version
+	RepoPulpID string
+	Number     int64
+}
+
+// DistributionServing returns what every distribution serves, by distribution ID, in
+// one query: its publication; or, for one that follows a repository, the newest
+// publication of the repository's latest version, else that version itself.
+func DistributionServing(ctx context.Context, q Querier) (map[int64]Serving, error) {
+	rows, err := q.Query(ctx, `SELECT x.id, x.pub_id, (SELECT p.pulp_id FROM publications p WHERE p.id = x.pub_id),
+			x.repo_id, (SELECT r.pulp_id FROM repositories r WHERE r.id = x.repo_id), x.number
+		FROM (SELECT d.id, d.repository_id AS repo_id, l.number,
+				COALESCE(d.publication_id, (SELECT p.id FROM publications p WHERE p.repository_id = d.repository_id
+					AND p.version_number = l.number ORDER BY p.id DESC LIMIT 1)) AS pub_id
+			FROM distributions d
+			LEFT JOIN (SELECT repository_id, max(number) AS number FROM repository_versions GROUP BY repository_id) l
+				ON l.repository_id = d.repository_id) x`)
+	if err != nil {
+		return nil, fmt.Errorf("what distributions serve: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]Serving{}
+	for rows.Next() {
+		var id int64
+		var pub, repo, number sql.NullInt64
+		var pubPulp, repoPulp sql.NullString
+		if err := rows.Scan(&id, &pub, &pubPulp, &repo, &repoPulp, &number); err != nil {
+			return nil, err
+		}
+		var s Serving
+		if pub.Valid {
+			s.PubID, s.PubPulpID = pub.Int64, pubPulp.String
+		} else if repo.Valid {
+			s.RepoID, s.RepoPulpID, s.Number = repo.Int64, repoPulp.String, number.Int64
+		}
+		out[id] = s
+	}
+	return out, rows.Err()
+}

@@ -6,19 +6,21 @@ import (
 )
 
 // lru is a bounded map of path resolutions, misses included, evicting the least
-// recently used entry. Entries never go stale on their own: Invalidate clears it.
+// recently used entry. Entries never go stale: their keys name immutable content.
 type lru struct {
 	mu    sync.Mutex
 	max   int
-	gen   uint64     // generation of the last clear; older lookups may not store
 	order *list.List // front = most recently used; values are *lruEntry
 	items map[resolutionKey]*list.Element
 }
 
-// resolutionKey names a path within a distribution.
+// resolutionKey names a path within what a distribution serves: a publication, or a
+// repository version (repository and number). The distribution is part of the key
+// because a miss consults the distribution's superseded publications.
 type resolutionKey struct {
-	dist int64
-	path string
+	dist, pub, repo string // pulp IDs, never reused
+	number          int64
+	path            string
 }
 
 type lruEntry struct {
@@ -41,14 +43,10 @@ func (c *lru) get(k resolutionKey) (resolution, bool) {
 	return e.Value.(*lruEntry).res, true
 }
 
-// put stores a resolution looked up during generation gen; it is dropped when the cache
-// was cleared since, so a lookup racing Invalidate cannot store a stale answer.
-func (c *lru) put(gen uint64, k resolutionKey, r resolution) {
+// put stores a resolution.
+func (c *lru) put(k resolutionKey, r resolution) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen != c.gen {
-		return
-	}
 	if e, ok := c.items[k]; ok {
 		e.Value.(*lruEntry).res = r
 		c.order.MoveToFront(e)
@@ -66,13 +64,4 @@ func (c *lru) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.order.Len()
-}
-
-// clear forgets everything and starts generation gen.
-func (c *lru) clear(gen uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen = gen
-	c.order.Init()
-	clear(c.items)
 }

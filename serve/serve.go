@@ -37,7 +37,7 @@ type Server struct {
 	store *blob.Store
 	opt   Options
 
-	gen    atomic.Uint64 // bumped by Invalidate and by the periodic reload
+	gen    atomic.Uint64 // bumped by Invalidate: the table is reloaded
 	table  atomic.Pointer[distTable]
 	loadMu sync.Mutex // one table reload at a time
 	cache  *lru
@@ -53,9 +53,10 @@ type Server struct {
 
 // distTable is the in-memory base path → distribution table.
 type distTable struct {
-	gen    uint64
-	loaded time.Time
-	byPath map[string]meta.Distribution
+	gen     uint64
+	loaded  time.Time
+	byPath  map[string]meta.Distribution
+	serving map[int64]meta.Serving // by distribution ID
 }
 
 // tableTTL bounds how stale the table may be when another process changed things.
@@ -80,22 +81,11 @@ func New(db *meta.DB, store *blob.Store, opt Options) *Server {
 }
 
 // Invalidate is called when distributions, publications, repository versions or remotes
-// change: the next request reloads the table and forgets cached resolutions.
-func (s *Server) Invalidate() {
-	s.cache.clear(s.gen.Add(1))
-	if s.opt.Shared != nil {
-		s.opt.Shared.Refresh(context.Background())
-	}
-}
-
-// Changed is called by the process that changed what is served: it starts a new
-// generation of the shared cache as well, then invalidates this process.
-func (s *Server) Changed(ctx context.Context) {
-	if s.opt.Shared != nil {
-		s.opt.Shared.Bump(ctx)
-	}
-	s.cache.clear(s.gen.Add(1))
-}
+// change, here or in another process: the next request reloads the table of what each
+// distribution serves. Cached resolutions are keyed by what is served (an immutable
+// publication or repository version), so a change moves exactly the distributions it
+// touches to new keys; nothing else is forgotten, here or in the shared cache.
+func (s *Server) Invalidate() { s.gen.Add(1) }
 
 func (s *Server) distributions(ctx context.Context) (*distTable, error) {
 	if t := s.table.Load(); t != nil && t.gen == s.gen.Load() && time.Since(t.loaded) < tableTTL {
@@ -108,19 +98,15 @@ func (s *Server) distributions(ctx context.Context) (*distTable, error) {
 	if t != nil && t.gen == gen && time.Since(t.loaded) < tableTTL {
 		return t, nil // another request reloaded it while this one waited
 	}
-	if t != nil && t.gen == gen {
-		// The safety net: another process may have changed what paths resolve to.
-		gen = s.gen.Add(1)
-		s.cache.clear(gen)
-		if s.opt.Shared != nil {
-			s.opt.Shared.Refresh(ctx)
-		}
-	}
 	ds, _, err := meta.ListDistributions(ctx, s.db, meta.List{})
 	if err != nil {
 		return nil, fmt.Errorf("load distributions: %w", err)
 	}
-	nt := &distTable{gen: gen, loaded: time.Now(), byPath: make(map[string]meta.Distribution, len(ds))}
+	serving, err := meta.DistributionServing(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	nt := &distTable{gen: gen, loaded: time.Now(), byPath: make(map[string]meta.Distribution, len(ds)), serving: serving}
 	for _, d := range ds {
 		nt.byPath[d.BasePath] = d
 	}
@@ -180,7 +166,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Path+"/", http.StatusMovedPermanently)
 		return
 	}
-	res, err := s.resolve(ctx, d, rel)
+	res, err := s.resolve(ctx, t, d, rel)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -217,57 +203,29 @@ type resolution struct {
 	file    meta.FileRef
 	entries []string // directory: the paths under it
 	prefix  string
+	grace   bool // found in a superseded publication
 }
 
-// source is where a distribution's content comes from right now: a publication, or a
-// repository version served directly.
-type source struct {
-	pub    int64 // 0: none
-	repo   int64
-	number int64
-	none   bool
-}
-
-func (s *Server) source(ctx context.Context, d meta.Distribution) (source, error) {
-	switch {
-	case d.PublicationID != nil:
-		return source{pub: *d.PublicationID}, nil
-	case d.RepositoryID != nil:
-		pub, err := meta.LatestPublication(ctx, s.db, *d.RepositoryID)
-		if err != nil {
-			return source{}, fmt.Errorf("latest publication of repository %d: %w", *d.RepositoryID, err)
-		}
-		if pub != nil {
-			return source{pub: pub.ID}, nil
-		}
-		repo, err := meta.RepositoryByID(ctx, s.db, *d.RepositoryID)
-		if err != nil {
-			return source{}, err
-		}
-		return source{repo: repo.ID, number: repo.LatestVersion}, nil
-	}
-	return source{none: true}, nil
-}
-
-func (s *Server) resolve(ctx context.Context, d meta.Distribution, rel string) (resolution, error) {
-	key := resolutionKey{dist: d.ID, path: rel}
+func (s *Server) resolve(ctx context.Context, t *distTable, d meta.Distribution, rel string) (resolution, error) {
+	src := t.serving[d.ID]
+	key := resolutionKey{dist: d.PulpID, pub: src.PubPulpID, repo: src.RepoPulpID, number: src.Number, path: rel}
 	if res, ok := s.cache.get(key); ok {
 		return res, nil
 	}
-	gen := s.gen.Load()
 	if s.opt.Shared != nil {
 		if res, ok := s.opt.Shared.get(ctx, key); ok {
-			s.cache.put(gen, key, res)
+			s.cache.put(key, res)
 			return res, nil
 		}
 	}
-	res, err := s.lookup(ctx, d, rel)
+	res, err := s.lookup(ctx, d, src, rel)
 	if err != nil {
 		return res, err
 	}
-	// On-demand files are not cached: once fetched they have an artifact.
-	if res.kind != kindFile || res.file.Artifact != nil {
-		s.cache.put(gen, key, res)
+	// On-demand files are not cached (once fetched they have an artifact), nor files found
+	// in a superseded publication (their grace period ends).
+	if !res.grace && (res.kind != kindFile || res.file.Artifact != nil) {
+		s.cache.put(key, res)
 		if s.opt.Shared != nil {
 			s.opt.Shared.put(ctx, key, res)
 		}
@@ -275,10 +233,9 @@ func (s *Server) resolve(ctx context.Context, d meta.Distribution, rel string) (
 	return res, nil
 }
 
-func (s *Server) lookup(ctx context.Context, d meta.Distribution, rel string) (resolution, error) {
-	src, err := s.source(ctx, d)
-	if err != nil || src.none {
-		return resolution{}, err
+func (s *Server) lookup(ctx context.Context, d meta.Distribution, src meta.Serving, rel string) (resolution, error) {
+	if src.PubID == 0 && src.RepoID == 0 {
+		return resolution{kind: kindMiss}, nil
 	}
 	if rel == "" || strings.HasSuffix(rel, "/") {
 		paths, err := s.paths(ctx, src, rel)
@@ -291,10 +248,11 @@ func (s *Server) lookup(ctx context.Context, d meta.Distribution, rel string) (r
 		return resolution{kind: kindDir, entries: paths, prefix: rel}, nil
 	}
 	var f meta.FileRef
-	if src.pub != 0 {
-		f, err = meta.PublishedFileRef(ctx, s.db, src.pub, rel)
+	var err error
+	if src.PubID != 0 {
+		f, err = meta.PublishedFileRef(ctx, s.db, src.PubID, rel)
 	} else {
-		f, err = meta.VersionFileRef(ctx, s.db, src.repo, src.number, rel)
+		f, err = meta.VersionFileRef(ctx, s.db, src.RepoID, src.Number, rel)
 	}
 	if err == nil {
 		return resolution{kind: kindFile, file: f}, nil
@@ -320,7 +278,7 @@ func (s *Server) lookup(ctx context.Context, d meta.Distribution, rel string) (r
 		for _, pub := range old {
 			f, err := meta.PublishedFileRef(ctx, s.db, pub, rel)
 			if err == nil {
-				return resolution{kind: kindFile, file: f}, nil
+				return resolution{kind: kindFile, file: f, grace: true}, nil
 			}
 			if !errors.Is(err, meta.ErrNotFound) {
 				return resolution{}, err
@@ -330,11 +288,11 @@ func (s *Server) lookup(ctx context.Context, d meta.Distribution, rel string) (r
 	return resolution{kind: kindMiss}, nil
 }
 
-func (s *Server) paths(ctx context.Context, src source, prefix string) ([]string, error) {
-	if src.pub != 0 {
-		return meta.PublishedPaths(ctx, s.db, src.pub, prefix)
+func (s *Server) paths(ctx context.Context, src meta.Serving, prefix string) ([]string, error) {
+	if src.PubID != 0 {
+		return meta.PublishedPaths(ctx, s.db, src.PubID, prefix)
 	}
-	return meta.VersionPaths(ctx, s.db, src.repo, src.number, prefix)
+	return meta.VersionPaths(ctx, s.db, src.RepoID, src.Number, prefix)
 }
 
 // noCache are the file names clients must revalidate every time (Pulp's NOCACHE_LIST):

@@ -15,23 +15,21 @@ import (
 	"pith/meta"
 )
 
-// Shared is a path-resolution cache in Redis, shared by every content process. Keys
-// carry a generation number that any process bumps when what is served changes (a
-// distribution, publication, repository version or remote), so stale entries are never
-// read again and expire on their own. When Redis is unreachable, content is served
-// uncached: errors are logged (at most once a minute) and counted, never returned.
+// Shared is a path-resolution cache in Redis, shared by every content process. Keys name
+// what a distribution serves (an immutable publication or repository version), so an
+// entry is never stale: a change to a distribution, publication, repository version or
+// remote moves the distributions it touches to new keys, and the old entries expire on
+// their own. When Redis is unreachable, content is served uncached: errors are logged
+// (at most once a minute) and counted, never returned.
 type Shared struct {
 	rdb    *redis.Client
 	log    *slog.Logger
-	gen    atomic.Int64
 	ttl    time.Duration
 	errors atomic.Int64 // Redis operations that failed (exposed in status)
 
 	mu      sync.Mutex
 	lastLog time.Time
 }
-
-const genKey = "pith:content:gen"
 
 // NewShared connects to Redis at a redis://host:port/db URL. It does not fail when
 // Redis is down: the cache stays empty until Redis answers.
@@ -48,9 +46,7 @@ func NewShared(ctx context.Context, rawURL string, log *slog.Logger) (*Shared, e
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Shared{rdb: redis.NewClient(opt), log: log, ttl: 10 * time.Minute}
-	s.Refresh(ctx)
-	return s, nil
+	return &Shared{rdb: redis.NewClient(opt), log: log, ttl: 10 * time.Minute}, nil
 }
 
 func (s *Shared) failed(op string, err error) {
@@ -73,31 +69,11 @@ func (s *Shared) Errors() int64 { return s.errors.Load() }
 // Connected pings Redis.
 func (s *Shared) Connected(ctx context.Context) bool { return s.rdb.Ping(ctx).Err() == nil }
 
-// Refresh reads the current generation (after another process changed it).
-func (s *Shared) Refresh(ctx context.Context) {
-	v, err := s.rdb.Get(ctx, genKey).Int64()
-	if err != nil && err != redis.Nil {
-		s.failed("get generation", err)
-		return
-	}
-	s.gen.Store(v)
-}
-
-// Bump starts a new generation: every cached resolution is forgotten by every process.
-func (s *Shared) Bump(ctx context.Context) {
-	v, err := s.rdb.Incr(ctx, genKey).Result()
-	if err != nil {
-		s.failed("bump generation", err)
-		return
-	}
-	s.gen.Store(v)
-}
-
 // Close closes the connection pool.
 func (s *Shared) Close() error { return s.rdb.Close() }
 
 func (s *Shared) key(k resolutionKey) string {
-	return "pith:content:" + strconv.FormatInt(s.gen.Load(), 10) + ":" + strconv.FormatInt(k.dist, 10) + ":" + k.path
+	return "pith:content:" + k.dist + ":" + k.pub + ":" + k.repo + ":" + strconv.FormatInt(k.number, 10) + ":" + k.path
 }
 
 // sharedResolution is a resolution as stored in Redis.

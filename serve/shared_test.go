@@ -8,15 +8,21 @@ import (
 	"pith/meta"
 )
 
-// Two content processes share resolutions through Redis; a change made anywhere starts
-// a new generation; with Redis gone, content is still served, uncached.
+// Two content processes share resolutions through Redis; a change to one distribution
+// reaches every process and forgets only what that distribution served; with Redis
+// gone, content is still served, uncached.
 func TestSharedRedisCache(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	rs := testredis.Start(t)
-	v := f.version(f.stored("a.txt", []byte("shared")))
+	unit := f.stored("a.txt", []byte("shared"))
+	v := f.version(unit)
 	pub := f.publish(v.Number)
 	d, err := meta.CreateDistribution(ctx, f.db, meta.Distribution{Type: "file.file", Name: "d", BasePath: "d", PublicationID: &pub.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = meta.CreateDistribution(ctx, f.db, meta.Distribution{Type: "file.file", Name: "e", BasePath: "e", PublicationID: &pub.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +39,10 @@ func TestSharedRedisCache(t *testing.T) {
 		f.srv = s
 		return f.get(path).Code
 	}
-	if code := get(a, "/pulp/content/d/a.txt"); code != 200 {
-		t.Fatalf("a: %d", code)
+	for _, p := range []string{"/pulp/content/d/a.txt", "/pulp/content/e/a.txt"} {
+		if code := get(a, p); code != 200 {
+			t.Fatalf("a %s: %d", p, code)
+		}
 	}
 	// Take the file away behind both processes' backs: b has never resolved the path,
 	// so a 200 from b can only come from the entry a shared.
@@ -44,16 +52,34 @@ func TestSharedRedisCache(t *testing.T) {
 	if code := get(b, "/pulp/content/d/a.txt"); code != 200 {
 		t.Fatalf("b did not use the shared resolution: %d", code)
 	}
-	// The change is announced: a new generation everywhere.
-	a.Changed(ctx)
-	b.Invalidate()
-	if code := get(b, "/pulp/content/d/a.txt"); code != 404 {
-		t.Fatalf("b after the change: %d, want 404", code)
-	}
-	// Redis goes away: still served (uncached), the failure counted.
-	if err := meta.DeletePublication(ctx, f.db, pub.ID); err != nil {
+	// Distribution d moves to a new publication without the file; both processes hear
+	// of it. d's entries are left behind, e's (unchanged) are kept: e still answers from
+	// the cache what the database no longer holds.
+	var v2 meta.Version
+	if err := f.db.Tx(ctx, func(tx *meta.Tx) (err error) {
+		v2, _, err = meta.NewVersion(ctx, tx, f.repo.ID, meta.Change{Remove: []int64{unit.ID}})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
+	pub2 := f.publish(v2.Number)
+	d.PublicationID = &pub2.ID
+	if err := meta.UpdateDistribution(ctx, f.db, d, meta.Now()); err != nil {
+		t.Fatal(err)
+	}
+	a.Invalidate()
+	b.Invalidate()
+	for _, s := range []*Server{a, b} {
+		if code := get(s, "/pulp/content/d/a.txt"); code != 404 {
+			t.Fatalf("d after the change: %d, want 404", code)
+		}
+		if code := get(s, "/pulp/content/e/a.txt"); code != 200 {
+			t.Fatalf("e, unchanged, lost its cached entry: %d", code)
+		}
+	}
+	// Redis goes away: still served (uncached), the failure counted. d now serves the
+	// repository's latest version, which has the file again.
+	f.version(unit)
 	d, _ = meta.DistributionByID(ctx, f.db, d.ID)
 	d.PublicationID = nil
 	d.RepositoryID = &f.repo.ID

@@ -196,7 +196,7 @@ type invalidator struct {
 
 func (i *invalidator) Invalidate() {
 	ctx := context.Background()
-	i.local.Changed(ctx)
+	i.local.Invalidate()
 	i.db.Notify(ctx, contentChannel, "")
 }
 

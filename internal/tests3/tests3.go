@@ -1,7 +1,8 @@
-// Package tests3 gives tests a real S3 server: MinIO, started once per test binary on
-// 127.0.0.1 with a temporary data directory, and a fresh bucket per test. The binary is
-// found in PITH_MINIO, ~/.cache/pith/bin/minio (where scripts/test builds it) or PATH.
-// A test that needs S3 fails (never skips) when MinIO cannot be had.
+// Package tests3 gives tests real S3 servers: MinIO, and the versitygw gateway as a
+// second implementation, each started once per test binary on 127.0.0.1 with a temporary
+// data directory, and a fresh bucket per test. Binaries are found in PITH_MINIO /
+// PITH_VERSITYGW, ~/.cache/pith/bin (where scripts/test builds them) or PATH. A test that
+// needs S3 fails (never skips) when its server cannot be had.
 package tests3
 
 import (
@@ -33,20 +34,22 @@ var (
 )
 
 // Binary locates the MinIO server binary.
-func Binary() (string, error) {
-	if p := os.Getenv("PITH_MINIO"); p != "" {
+func Binary() (string, error) { return binary("minio", "PITH_MINIO") }
+
+func binary(name, env string) (string, error) {
+	if p := os.Getenv(env); p != "" {
 		return p, nil
 	}
 	if home, err := os.UserHomeDir(); err == nil {
-		p := filepath.Join(home, ".cache", "pith", "bin", "minio")
+		p := filepath.Join(home, ".cache", "pith", "bin", name)
 		if _, err := os.Stat(p); err == nil {
 			return p, nil
 		}
 	}
-	if p, err := exec.LookPath("minio"); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
-	return "", fmt.Errorf("the MinIO server binary was not found (PITH_MINIO, ~/.cache/pith/bin/minio or PATH); scripts/test builds it")
+	return "", fmt.Errorf("the %s binary was not found (%s, ~/.cache/pith/bin/%s or PATH); scripts/test builds it", name, env, name)
 }
 
 func freePort() (string, error) {
@@ -66,28 +69,37 @@ func start() {
 
 // launch starts a MinIO server and waits until it is live.
 func launch() (string, *exec.Cmd, string, error) {
-	bin, err := Binary()
+	return run("minio", "PITH_MINIO", "/minio/health/live", func(bin, dir, addr string) *exec.Cmd {
+		console, _ := freePort()
+		cmd := exec.Command(bin, "server", dir, "--address", addr, "--console-address", console, "--quiet")
+		cmd.Env = append(os.Environ(), "MINIO_ROOT_USER="+AccessKey, "MINIO_ROOT_PASSWORD="+SecretKey, "MINIO_BROWSER=off")
+		return cmd
+	})
+}
+
+// run starts an S3 server binary on a free port and a temporary directory and waits
+// until health answers (any status for "/").
+func run(name, env, health string, command func(bin, dir, addr string) *exec.Cmd) (string, *exec.Cmd, string, error) {
+	bin, err := binary(name, env)
 	if err != nil {
 		return "", nil, "", err
 	}
-	dir, err := os.MkdirTemp("", "pith-minio-")
+	dir, err := os.MkdirTemp("", "pith-"+name+"-")
 	if err != nil {
 		return "", nil, "", err
 	}
 	addr, _ := freePort()
-	console, _ := freePort()
-	cmd := exec.Command(bin, "server", dir, "--address", addr, "--console-address", console, "--quiet")
-	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER="+AccessKey, "MINIO_ROOT_PASSWORD="+SecretKey, "MINIO_BROWSER=off")
+	cmd := command(bin, dir, addr)
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)
-		return "", nil, "", fmt.Errorf("start MinIO: %w", err)
+		return "", nil, "", fmt.Errorf("start %s: %w", name, err)
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		resp, err := http.Get("http://" + addr + "/minio/health/live")
+		resp, err := http.Get("http://" + addr + health)
 		if err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == 200 {
+			if resp.StatusCode == 200 || health == "/" {
 				return addr, cmd, dir, nil
 			}
 		}
@@ -95,7 +107,7 @@ func launch() (string, *exec.Cmd, string, error) {
 			cmd.Process.Kill()
 			cmd.Wait()
 			os.RemoveAll(dir)
-			return "", nil, "", fmt.Errorf("MinIO did not become ready on %s", addr)
+			return "", nil, "", fmt.Errorf("%s did not become ready on %s", name, addr)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -150,13 +162,41 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// Stop stops the server (for fault tests) and removes its data.
+// Stop stops the servers (MinIO also for fault tests) and removes their data.
 func Stop() {
-	if proc != nil && proc.Process != nil {
-		proc.Process.Kill()
-		proc.Wait()
+	for _, p := range []struct {
+		cmd *exec.Cmd
+		dir string
+	}{{proc, dataDir}, {vgwProc, vgwDir}} {
+		if p.cmd != nil && p.cmd.Process != nil {
+			p.cmd.Process.Kill()
+			p.cmd.Wait()
+		}
+		if p.dir != "" {
+			os.RemoveAll(p.dir)
+		}
 	}
-	if dataDir != "" {
-		os.RemoveAll(dataDir)
+}
+
+var (
+	vgwOnce     sync.Once
+	vgwEndpoint string
+	vgwErr      error
+	vgwProc     *exec.Cmd
+	vgwDir      string
+)
+
+// VersityURL is a storage setting for a fresh bucket on a versitygw gateway (POSIX
+// backend), started on first use and stopped by Main.
+func VersityURL(t testing.TB) string {
+	t.Helper()
+	vgwOnce.Do(func() {
+		vgwEndpoint, vgwProc, vgwDir, vgwErr = run("versitygw", "PITH_VERSITYGW", "/", func(bin, dir, addr string) *exec.Cmd {
+			return exec.Command(bin, "--access", AccessKey, "--secret", SecretKey, "--port", addr, "posix", dir)
+		})
+	})
+	if vgwErr != nil {
+		t.Fatal(vgwErr)
 	}
+	return fmt.Sprintf("s3://%s:%s@%s/%s?region=us-east-1&path_style=true&insecure=true", AccessKey, SecretKey, vgwEndpoint, Bucket())
 }

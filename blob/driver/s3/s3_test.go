@@ -16,9 +16,11 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(tests3.Main(m)) }
 
-func newDriver(t testing.TB) *Driver {
+func newDriver(t testing.TB) *Driver { return newDriverAt(t, tests3.URL(t)) }
+
+func newDriverAt(t testing.TB, url string) *Driver {
 	t.Helper()
-	cfg, err := ParseURL(tests3.URL(t))
+	cfg, err := ParseURL(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,11 +36,21 @@ func TestConformance(t *testing.T) {
 	drivertest.Run(t, func(t *testing.T) blob.Driver { return newDriver(t) })
 }
 
+// The same suite against a second S3 implementation, the versitygw gateway.
+func TestConformanceVersityGW(t *testing.T) {
+	drivertest.Run(t, func(t *testing.T) blob.Driver { return newDriverAt(t, tests3.VersityURL(t)) })
+}
+
 // A blob larger than a part goes up as a multipart upload; a presigned URL serves it
 // with the content type and disposition asked for.
 func TestMultipartAndPresignedURL(t *testing.T) {
+	for name, url := range map[string]func(testing.TB) string{"minio": tests3.URL, "versitygw": tests3.VersityURL} {
+		t.Run(name, func(t *testing.T) { testMultipartAndPresignedURL(t, newDriverAt(t, url(t))) })
+	}
+}
+
+func testMultipartAndPresignedURL(t *testing.T, d *Driver) {
 	ctx := context.Background()
-	d := newDriver(t)
 	s, _ := blob.New(d, nil)
 	data := bytes.Repeat([]byte("0123456789abcdef"), 12<<16) // 12 MiB: three parts
 	dg, err := s.Put(ctx, bytes.NewReader(data), blob.Expect{Size: int64(len(data))})

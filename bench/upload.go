@@ -135,7 +135,7 @@ func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
 			row := Row{Size: size, Users: users}
 			names := make([]string, cfg.N)
 			hrefs := make([]string, cfg.N)
-			up, upWall, err := parallel(cfg.N, users, func(i int) error {
+			up, upWall, err := parallel(cfg.N, users, func(i int) (time.Duration, error) {
 				data := make([]byte, size)
 				rand.Read(data)
 				names[i] = fmt.Sprintf("%d-%d-%d.bin", size, users, i)
@@ -148,9 +148,10 @@ func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
 				var out struct {
 					Href string `json:"pulp_href"`
 				}
+				t := time.Now() // the response time only, not making the random file
 				err := c.do(ctx, "POST", "/pulp/api/v3/content/file/files/upload/", w.FormDataContentType(), &buf, &out)
 				hrefs[i] = out.Href
-				return err
+				return time.Since(t), err
 			})
 			if err != nil {
 				return rows, err
@@ -161,17 +162,18 @@ func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
 			if err := c.wait(ctx, task.Task); err != nil {
 				return rows, err
 			}
-			down, downWall, err := parallel(cfg.N, users, func(i int) error {
+			down, downWall, err := parallel(cfg.N, users, func(i int) (time.Duration, error) {
+				t := time.Now()
 				resp, err := c.http.Get(cfg.URL + "/pulp/content/" + base + "/" + names[i])
 				if err != nil {
-					return err
+					return 0, err
 				}
 				defer resp.Body.Close()
 				n, err := io.Copy(io.Discard, resp.Body)
 				if err == nil && (resp.StatusCode != 200 || n != size) {
 					err = fmt.Errorf("download %s: %s, %d bytes", names[i], resp.Status, n)
 				}
-				return err
+				return time.Since(t), err
 			})
 			if err != nil {
 				return rows, err
@@ -187,9 +189,9 @@ func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
 	return rows, nil
 }
 
-// parallel runs n jobs with the given concurrency and returns each job's duration and
-// the wall time.
-func parallel(n, users int, job func(i int) error) ([]time.Duration, time.Duration, error) {
+// parallel runs n jobs with the given concurrency and returns the duration each job
+// reports (of its request, without its preparation) and the wall time.
+func parallel(n, users int, job func(i int) (time.Duration, error)) ([]time.Duration, time.Duration, error) {
 	times := make([]time.Duration, n)
 	errs := make(chan error, n)
 	next := make(chan int)
@@ -200,11 +202,11 @@ func parallel(n, users int, job func(i int) error) ([]time.Duration, time.Durati
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				t := time.Now()
-				if err := job(i); err != nil {
+				d, err := job(i)
+				if err != nil {
 					errs <- err
 				}
-				times[i] = time.Since(t)
+				times[i] = d
 			}
 		}()
 	}

@@ -84,10 +84,17 @@ type Writer struct {
 	temp   Temp
 	names  []string
 	hashes []hash.Hash
-	n      int64
-	err    error // sticky write error: such a blob is never committed
+	n      int64  // bytes accepted, buffered included
+	buf    []byte // small writes gathered up to bufSize, so hashing runs on big blocks
+	err    error  // sticky write error: such a blob is never committed
 	done   bool
 }
+
+// bufSize is the block the writer hands to the driver and the hashers at once: readers
+// such as multipart bodies yield 4 KiB at a time, too little to hash in parallel.
+const bufSize = 256 << 10
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, bufSize); return &b }}
 
 // NewWriter starts a new blob; the caller must Commit or Cancel it.
 func (s *Store) NewWriter(ctx context.Context) (*Writer, error) {
@@ -104,27 +111,31 @@ func (s *Store) NewWriter(ctx context.Context) (*Writer, error) {
 
 var errFinished = errors.New("blob writer: already committed or cancelled")
 
-// parallelHash is the write size from which the digests are computed concurrently:
-// four digests one after another cost about 10 ms per MiB, the bulk of a large upload.
+// parallelHash is the block size from which the digests are computed concurrently, and
+// concurrently with the driver's write: four digests one after another cost about 10 ms
+// per MiB, the bulk of a large upload.
 const parallelHash = 16 << 10
 
-func (w *Writer) hash(p []byte) {
+// put hands one block to the driver and the hashers.
+func (w *Writer) put(p []byte) error {
 	if len(p) < parallelHash || len(w.hashes) < 2 {
 		for _, h := range w.hashes {
 			h.Write(p)
 		}
-		return
+		_, err := w.temp.Write(p)
+		return err
 	}
 	var wg sync.WaitGroup
-	for _, h := range w.hashes[1:] {
+	for _, h := range w.hashes {
 		wg.Add(1)
 		go func() { defer wg.Done(); h.Write(p) }()
 	}
-	w.hashes[0].Write(p)
+	_, err := w.temp.Write(p)
 	wg.Wait()
+	return err
 }
 
-// Write writes p to the temporary object and the hashers.
+// Write gathers p into blocks for the driver and the hashers.
 func (w *Writer) Write(p []byte) (int, error) {
 	if w.done {
 		return 0, errFinished
@@ -132,14 +143,50 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
-	n, err := w.temp.Write(p)
-	w.hash(p[:n])
+	n := len(p)
+	for len(p) > 0 {
+		if len(w.buf) == 0 && len(p) >= bufSize { // a whole block: no need to copy it
+			if err := w.put(p); err != nil {
+				w.err = w.s.fail("write", "", err)
+				return 0, w.err
+			}
+			break
+		}
+		if w.buf == nil {
+			w.buf = (*bufPool.Get().(*[]byte))[:0]
+		}
+		k := copy(w.buf[len(w.buf):cap(w.buf)], p)
+		w.buf, p = w.buf[:len(w.buf)+k], p[k:]
+		if len(w.buf) == cap(w.buf) {
+			if err := w.flush(); err != nil {
+				return 0, err
+			}
+		}
+	}
 	w.n += int64(n)
+	return n, nil
+}
+
+// flush writes out the gathered block.
+func (w *Writer) flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	err := w.put(w.buf)
+	w.buf = w.buf[:0]
 	if err != nil {
 		w.err = w.s.fail("write", "", err)
-		return n, w.err
 	}
-	return n, nil
+	return w.err
+}
+
+// release returns the block buffer to the pool.
+func (w *Writer) release() {
+	if w.buf != nil {
+		b := w.buf[:0]
+		bufPool.Put(&b)
+		w.buf = nil
+	}
 }
 
 // Written is the number of bytes written so far.
@@ -202,6 +249,10 @@ func (w *Writer) Commit(ctx context.Context, want Expect) (Digests, error) {
 	if w.done {
 		return Digests{}, errFinished
 	}
+	if w.err == nil {
+		w.flush()
+	}
+	w.release()
 	if w.err != nil {
 		err := w.err
 		w.Cancel(ctx)
@@ -229,6 +280,7 @@ func (w *Writer) Cancel(ctx context.Context) error {
 		return nil
 	}
 	w.done = true
+	w.release()
 	if err := w.temp.Cancel(ctx); err != nil {
 		return w.s.fail("cancel", "", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -71,10 +72,43 @@ func distError(err error) error {
 	return err
 }
 
-func (s *Server) applyFileDist(ctx context.Context, q meta.Querier, cur meta.Distribution, raw map[string]json.RawMessage, partial bool) (meta.Distribution, error) {
-	var in fileDistributionIn
+// distKind is one distribution type: its body and response (embedding distIn and
+// distResponse), what it may serve, and its PRN model.
+type distKind struct {
+	prn          string // e.g. "file.filedistribution"
+	repositories string // collection it serves repositories of, e.g. "repositories/file/file/"
+	publications string
+	body         func() distBody
+	view         func() distView
+}
+
+type distBody interface{ common() *distIn }
+
+func (d *distIn) common() *distIn { return d }
+
+type distView interface{ common() *distResponse }
+
+func (d *distResponse) common() *distResponse { return d }
+
+var distKinds = map[string]distKind{
+	fileType: {prn: "file.filedistribution", repositories: "repositories/file/file/", publications: "publications/file/file/",
+		body: func() distBody { return &distIn{} }, view: func() distView { return &distResponse{} }},
+}
+
+// distColumns are the body fields kept in columns rather than in attrs.
+var distColumns = []string{"base_path", "content_guard", "hidden", "pulp_labels", "name", "repository", "publication", "checkpoint"}
+
+// applyDist applies a create or update body to a distribution of type typ, validating it.
+func (s *Server) applyDist(ctx context.Context, q meta.Querier, cur meta.Distribution, typ string, raw map[string]json.RawMessage, partial bool) (meta.Distribution, error) {
+	kind, ok := distKinds[typ]
+	if !ok {
+		return cur, fmt.Errorf("distribution %s: unknown type %q", cur.PulpID, typ)
+	}
+	body := kind.body()
+	in := body.common()
 	if partial {
-		in = fileDistributionIn{BasePath: cur.BasePath, Name: cur.Name, Hidden: cur.Hidden, ContentGuard: cur.ContentGuard}
+		json.Unmarshal(cur.Attrs, body)
+		*in = distIn{BasePath: cur.BasePath, Name: cur.Name, Hidden: cur.Hidden, ContentGuard: cur.ContentGuard}
 		if cur.RepoPulpID != nil {
 			h := repoHref(*cur.RepoType, *cur.RepoPulpID)
 			in.Repository = &h
@@ -86,7 +120,7 @@ func (s *Server) applyFileDist(ctx context.Context, q meta.Querier, cur meta.Dis
 	} else if err := requireFields(raw, "name", "base_path"); err != nil {
 		return cur, err
 	}
-	if err := decode(raw, &in); err != nil {
+	if err := decode(raw, body); err != nil {
 		return cur, err
 	}
 	// Setting one of repository/publication clears the other, as Pulp does.
@@ -113,10 +147,15 @@ func (s *Server) applyFileDist(ctx context.Context, q meta.Querier, cur meta.Dis
 		return cur, badField("checkpoint", "Checkpoint distributions are not supported by this server yet.")
 	}
 	out := cur
-	out.Type, out.Name, out.BasePath, out.Hidden, out.ContentGuard = fileType, in.Name, bp, in.Hidden, nil
+	if v, ok := body.(validator); ok {
+		if err := v.validate(); err != nil {
+			return cur, err
+		}
+	}
+	out.Type, out.Name, out.BasePath, out.Hidden, out.ContentGuard = typ, in.Name, bp, in.Hidden, nil
 	out.RepositoryID, out.PublicationID = nil, nil
 	if in.Repository != nil {
-		id, err := hrefOf("repository", *in.Repository, "repositories/file/file/")
+		id, err := hrefOf("repository", *in.Repository, kind.repositories)
 		if err != nil {
 			return cur, err
 		}
@@ -127,7 +166,7 @@ func (s *Server) applyFileDist(ctx context.Context, q meta.Querier, cur meta.Dis
 		out.RepositoryID = &r.ID
 	}
 	if in.Publication != nil {
-		id, err := hrefOf("publication", *in.Publication, "publications/file/file/")
+		id, err := hrefOf("publication", *in.Publication, kind.publications)
 		if err != nil {
 			return cur, err
 		}
@@ -144,12 +183,21 @@ func (s *Server) applyFileDist(ctx context.Context, q meta.Querier, cur meta.Dis
 		}
 		out.Labels = l
 	}
-	return out, nil
+	var err error
+	out.Attrs, err = attrsWithout(body, distColumns...)
+	return out, err
 }
 
-func (s *Server) renderFileDist(d meta.Distribution) fileDistributionResponse {
-	out := fileDistributionResponse{
-		PulpHref: distHref(d.Type, d.PulpID), Prn: prn("file.filedistribution", d.PulpID), PulpCreated: ts(d.Created), PulpLastUpdated: ts(d.Updated),
+func (s *Server) renderDist(d meta.Distribution) any {
+	kind, ok := distKinds[d.Type]
+	if !ok {
+		kind = distKinds[fileType]
+	}
+	v := kind.view()
+	json.Unmarshal(d.Attrs, v)
+	out := v.common()
+	*out = distResponse{
+		PulpHref: distHref(d.Type, d.PulpID), Prn: prn(kind.prn, d.PulpID), PulpCreated: ts(d.Created), PulpLastUpdated: ts(d.Updated),
 		BasePath: d.BasePath, BaseURL: strings.TrimSuffix(s.cfg.ContentOrigin, "/") + "/pulp/content/" + d.BasePath + "/",
 		Hidden: d.Hidden, PulpLabels: d.Labels, Name: d.Name,
 	}
@@ -161,7 +209,7 @@ func (s *Server) renderFileDist(d meta.Distribution) fileDistributionResponse {
 		h := pubHref(*d.PubType, *d.PubPulpID)
 		out.Publication = &h
 	}
-	return out
+	return v
 }
 
 func (s *Server) distList(typ string) func(w http.ResponseWriter, r *http.Request) error {
@@ -179,7 +227,7 @@ func (s *Server) distList(typ string) func(w http.ResponseWriter, r *http.Reques
 		}
 		items := make([]any, len(ds))
 		for i, d := range ds {
-			items[i] = s.renderFileDist(d)
+			items[i] = s.renderDist(d)
 		}
 		return writePage(w, r, q, total, items)
 	}
@@ -190,21 +238,26 @@ func (s *Server) distRead(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeOne(w, r, http.StatusOK, s.renderFileDist(d))
+	return writeOne(w, r, http.StatusOK, s.renderDist(d))
 }
 
 // createArgs are the arguments of the general create task.
 type createArgs struct {
 	Kind string                     `json:"kind"`
+	Type string                     `json:"type,omitempty"` // e.g. "file.file"; empty means file
 	Body map[string]json.RawMessage `json:"body"`
 }
 
-func (s *Server) distCreate(w http.ResponseWriter, r *http.Request) error {
-	raw, err := readBody(r, &fileDistributionIn{}, nil)
+func (s *Server) distCreate(typ string) func(w http.ResponseWriter, r *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error { return s.createDist(w, r, typ) }
+}
+
+func (s *Server) createDist(w http.ResponseWriter, r *http.Request, typ string) error {
+	raw, err := readBody(r, distKinds[typ].body(), nil)
 	if err != nil {
 		return err
 	}
-	d, err := s.applyFileDist(r.Context(), s.db, meta.Distribution{}, raw, false)
+	d, err := s.applyDist(r.Context(), s.db, meta.Distribution{}, typ, raw, false)
 	if err != nil {
 		return err
 	}
@@ -218,7 +271,7 @@ func (s *Server) distCreate(w http.ResponseWriter, r *http.Request) error {
 	if !errors.Is(err, errDryRun) {
 		return distError(err)
 	}
-	t, err := s.dispatch(r, task.Spec{Name: "pulpcore.app.tasks.base.general_create", Args: createArgs{Kind: "distribution", Body: raw},
+	t, err := s.dispatch(r, task.Spec{Name: "pulpcore.app.tasks.base.general_create", Args: createArgs{Kind: "distribution", Type: typ, Body: raw},
 		Exclusive: []string{"/api/v3/distributions/"}})
 	if err != nil {
 		return err
@@ -230,7 +283,11 @@ func (s *Server) distCreate(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) applyCreate(ctx context.Context, tx *meta.Tx, a createArgs) (string, error) {
 	switch a.Kind {
 	case "distribution":
-		d, err := s.applyFileDist(ctx, tx, meta.Distribution{}, a.Body, false)
+		typ := a.Type
+		if typ == "" {
+			typ = fileType
+		}
+		d, err := s.applyDist(ctx, tx, meta.Distribution{}, typ, a.Body, false)
 		if err != nil {
 			return "", err
 		}

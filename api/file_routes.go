@@ -40,17 +40,17 @@ func (s *Server) fileTable(reg *openapi.Registry, add func(opDef)) {
 	const tag = "Repositories: File"
 	repoLock := selfLock("repositories/file/file/")
 	add(opDef{id: "repositories_file_file_list", method: "GET", path: root + "repositories/file/file/", pattern: rpat + "{$}", tag: tag,
-		list: &rl, responses: r(200, pg(repo)), h: s.fileRepoList(fileType)})
+		list: &rl, responses: r(200, pg(repo)), h: s.repoList(fileType)})
 	add(opDef{id: "repositories_file_file_create", method: "POST", path: root + "repositories/file/file/", pattern: rpat + "{$}", tag: tag,
-		body: fileRepositoryIn{}, bodyName: "file.FileRepository", media: jsonForms, responses: r(201, repo), h: s.fileRepoCreate})
+		body: fileRepositoryIn{}, bodyName: "file.FileRepository", media: jsonForms, responses: r(201, repo), h: s.repoCreate(fileType)})
 	add(opDef{id: "repositories_file_file_read", method: "GET", path: rh, pattern: rpat + "{id}/{$}", tag: tag, detail: true,
-		responses: r(200, repo), h: s.fileRepoRead})
+		responses: r(200, repo), h: s.repoRead})
 	add(opDef{id: "repositories_file_file_update", method: "PUT", path: rh, pattern: rpat + "{id}/{$}", tag: tag,
 		body: fileRepositoryIn{}, bodyName: "file.FileRepository", media: jsonForms,
-		responses: []openapi.Response{resp(200, repo), resp(202, async)}, h: s.updateHandler("repository", rh, false, repoLock)})
+		responses: []openapi.Response{resp(200, repo), resp(202, async)}, h: s.updateHandler("repository", fileType, rh, false, repoLock)})
 	add(opDef{id: "repositories_file_file_partial_update", method: "PATCH", path: rh, pattern: rpat + "{id}/{$}", tag: tag,
 		body: fileRepositoryIn{}, bodyName: "Patchedfile.FileRepository", media: jsonForms,
-		responses: []openapi.Response{resp(200, repo), resp(202, async)}, h: s.updateHandler("repository", rh, true, repoLock)})
+		responses: []openapi.Response{resp(200, repo), resp(202, async)}, h: s.updateHandler("repository", fileType, rh, true, repoLock)})
 	add(opDef{id: "repositories_file_file_delete", method: "DELETE", path: rh, pattern: rpat + "{id}/{$}", tag: tag,
 		responses: r(202, async), h: s.deleteHandler("repository", repoLock)})
 	add(opDef{id: "repositories_file_file_set_label", method: "POST", path: rh + "set_label/", pattern: rpat + "{id}/set_label/{$}", tag: tag,
@@ -75,7 +75,7 @@ func (s *Server) fileTable(reg *openapi.Registry, add func(opDef)) {
 		body: repairIn{}, bodyName: "Repair", media: jsonForms, responses: r(202, async), h: s.versionRepair})
 
 	// Remotes.
-	remote := reg.Add("file.FileRemoteResponse", fileRemoteResponse{})
+	remote := reg.Add("file.FileRemoteResponse", remoteResponse{})
 	ml := remoteListSpec(fileType)
 	const mpat = "/pulp/api/v3/remotes/file/file/"
 	const mh = "{file_file_remote_href}"
@@ -84,15 +84,15 @@ func (s *Server) fileTable(reg *openapi.Registry, add func(opDef)) {
 	add(opDef{id: "remotes_file_file_list", method: "GET", path: root + "remotes/file/file/", pattern: mpat + "{$}", tag: mtag,
 		list: &ml, responses: r(200, pg(remote)), h: s.remoteList(fileType)})
 	add(opDef{id: "remotes_file_file_create", method: "POST", path: root + "remotes/file/file/", pattern: mpat + "{$}", tag: mtag,
-		body: fileRemoteIn{}, bodyName: "file.FileRemote", media: jsonForms, responses: r(201, remote), h: s.remoteCreate})
+		body: remoteIn{}, bodyName: "file.FileRemote", media: jsonForms, responses: r(201, remote), h: s.remoteCreate(fileType)})
 	add(opDef{id: "remotes_file_file_read", method: "GET", path: mh, pattern: mpat + "{id}/{$}", tag: mtag, detail: true,
 		responses: r(200, remote), h: s.remoteRead})
 	add(opDef{id: "remotes_file_file_update", method: "PUT", path: mh, pattern: mpat + "{id}/{$}", tag: mtag,
-		body: fileRemoteIn{}, bodyName: "file.FileRemote", media: jsonForms,
-		responses: []openapi.Response{resp(200, remote), resp(202, async)}, h: s.updateHandler("remote", mh, false, remoteLock)})
+		body: remoteIn{}, bodyName: "file.FileRemote", media: jsonForms,
+		responses: []openapi.Response{resp(200, remote), resp(202, async)}, h: s.updateHandler("remote", fileType, mh, false, remoteLock)})
 	add(opDef{id: "remotes_file_file_partial_update", method: "PATCH", path: mh, pattern: mpat + "{id}/{$}", tag: mtag,
-		body: fileRemoteIn{}, bodyName: "Patchedfile.FileRemote", media: jsonForms,
-		responses: []openapi.Response{resp(200, remote), resp(202, async)}, h: s.updateHandler("remote", mh, true, remoteLock)})
+		body: remoteIn{}, bodyName: "Patchedfile.FileRemote", media: jsonForms,
+		responses: []openapi.Response{resp(200, remote), resp(202, async)}, h: s.updateHandler("remote", fileType, mh, true, remoteLock)})
 	add(opDef{id: "remotes_file_file_delete", method: "DELETE", path: mh, pattern: mpat + "{id}/{$}", tag: mtag,
 		responses: r(202, async), h: s.deleteHandler("remote", remoteLock)})
 	add(opDef{id: "remotes_file_file_set_label", method: "POST", path: mh + "set_label/", pattern: mpat + "{id}/set_label/{$}", tag: mtag,
@@ -116,7 +116,7 @@ func (s *Server) fileTable(reg *openapi.Registry, add func(opDef)) {
 		responses: r(204, ""), h: s.pubDelete})
 
 	// Distributions.
-	dist := reg.Add("file.FileDistributionResponse", fileDistributionResponse{})
+	dist := reg.Add("file.FileDistributionResponse", distResponse{})
 	dl := distListSpec(fileType)
 	const dpat = "/pulp/api/v3/distributions/file/file/"
 	const dh = "{file_file_distribution_href}"
@@ -125,15 +125,15 @@ func (s *Server) fileTable(reg *openapi.Registry, add func(opDef)) {
 	add(opDef{id: "distributions_file_file_list", method: "GET", path: root + "distributions/file/file/", pattern: dpat + "{$}", tag: dtag,
 		list: &dl, responses: r(200, pg(dist)), h: s.distList(fileType)})
 	add(opDef{id: "distributions_file_file_create", method: "POST", path: root + "distributions/file/file/", pattern: dpat + "{$}", tag: dtag,
-		body: fileDistributionIn{}, bodyName: "file.FileDistribution", media: jsonForms, responses: r(202, async), h: s.distCreate})
+		body: distIn{}, bodyName: "file.FileDistribution", media: jsonForms, responses: r(202, async), h: s.distCreate(fileType)})
 	add(opDef{id: "distributions_file_file_read", method: "GET", path: dh, pattern: dpat + "{id}/{$}", tag: dtag, detail: true,
 		responses: r(200, dist), h: s.distRead})
 	add(opDef{id: "distributions_file_file_update", method: "PUT", path: dh, pattern: dpat + "{id}/{$}", tag: dtag,
-		body: fileDistributionIn{}, bodyName: "file.FileDistribution", media: jsonForms,
-		responses: []openapi.Response{resp(200, dist), resp(202, async)}, h: s.updateHandler("distribution", dh, false, distLock)})
+		body: distIn{}, bodyName: "file.FileDistribution", media: jsonForms,
+		responses: []openapi.Response{resp(200, dist), resp(202, async)}, h: s.updateHandler("distribution", fileType, dh, false, distLock)})
 	add(opDef{id: "distributions_file_file_partial_update", method: "PATCH", path: dh, pattern: dpat + "{id}/{$}", tag: dtag,
-		body: fileDistributionIn{}, bodyName: "Patchedfile.FileDistribution", media: jsonForms,
-		responses: []openapi.Response{resp(200, dist), resp(202, async)}, h: s.updateHandler("distribution", dh, true, distLock)})
+		body: distIn{}, bodyName: "Patchedfile.FileDistribution", media: jsonForms,
+		responses: []openapi.Response{resp(200, dist), resp(202, async)}, h: s.updateHandler("distribution", fileType, dh, true, distLock)})
 	add(opDef{id: "distributions_file_file_delete", method: "DELETE", path: dh, pattern: dpat + "{id}/{$}", tag: dtag,
 		responses: r(202, async), h: s.deleteHandler("distribution", distLock)})
 	add(opDef{id: "distributions_file_file_set_label", method: "POST", path: dh + "set_label/", pattern: dpat + "{id}/set_label/{$}", tag: dtag,

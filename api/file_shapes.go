@@ -1,18 +1,19 @@
 package api
 
-// Shapes of the file plugin's resources.
+// Shapes of the resources: the parts every type shares, and the file plugin's own.
 
-type fileRepositoryIn struct {
+// repoIn is the body every repository type takes; a type embeds it and adds its own
+// fields, which the attrs column holds (under Pulp's names).
+type repoIn struct {
 	PulpLabels         labelsIn `json:"pulp_labels"`
 	Name               string   `json:"name" openapi:"minLength=1"`
 	Description        *string  `json:"description" openapi:"nullable,minLength=1"`
 	RetainRepoVersions *int64   `json:"retain_repo_versions" openapi:"nullable,minimum=1"`
 	Remote             *string  `json:"remote" openapi:"format=uri,nullable"`
-	Autopublish        bool     `json:"autopublish" openapi:"default=false"`
-	Manifest           *string  `json:"manifest" openapi:"nullable,minLength=1,default=PULP_MANIFEST"`
 }
 
-type fileRepositoryResponse struct {
+// repoResponse is what every repository type shows.
+type repoResponse struct {
 	PulpHref           string            `json:"pulp_href" openapi:"format=uri,readOnly"`
 	Prn                string            `json:"prn" openapi:"readOnly"`
 	PulpCreated        string            `json:"pulp_created" openapi:"format=date-time,readOnly"`
@@ -24,16 +25,36 @@ type fileRepositoryResponse struct {
 	Description        *string           `json:"description" openapi:"nullable"`
 	RetainRepoVersions *int64            `json:"retain_repo_versions" openapi:"nullable"`
 	Remote             *string           `json:"remote" openapi:"format=uri,nullable"`
-	Autopublish        bool              `json:"autopublish"`
-	Manifest           *string           `json:"manifest" openapi:"nullable"`
 }
 
+// fileRepoAttrs are what a file repository adds (its attrs).
 type fileRepoAttrs struct {
-	Autopublish bool    `json:"autopublish"`
-	Manifest    *string `json:"manifest"`
+	Autopublish bool    `json:"autopublish" openapi:"default=false"`
+	Manifest    *string `json:"manifest" openapi:"nullable,minLength=1,default=PULP_MANIFEST"`
 }
 
-type fileRemoteIn struct {
+type fileRepositoryIn struct {
+	repoIn
+	fileRepoAttrs
+}
+
+func (f *fileRepositoryIn) validate() error {
+	if f.Manifest != nil && *f.Manifest == "" {
+		return badField("manifest", "This field may not be blank.")
+	}
+	return nil
+}
+
+type fileRepositoryResponse struct {
+	repoResponse
+	Autopublish bool    `json:"autopublish"`
+	Manifest    *string `json:"manifest" openapi:"nullable"`
+}
+
+// remoteIn is the body every remote type takes; a type with fields of its own embeds it.
+// The attrs column holds the body's JSON without name, url, policy and labels (those are
+// columns), under Pulp's field names, which content.DownloadConfig reads.
+type remoteIn struct {
 	Name                string              `json:"name" openapi:"minLength=1"`
 	URL                 string              `json:"url" openapi:"minLength=1"`
 	PulpLabels          labelsIn            `json:"pulp_labels"`
@@ -57,34 +78,13 @@ type fileRemoteIn struct {
 	RateLimit           *int64              `json:"rate_limit" openapi:"nullable"`
 }
 
-// fileRemoteAttrs are the remote settings kept in the attrs column; the keys are
-// Pulp's field names, which content.DownloadConfig reads.
-type fileRemoteAttrs struct {
-	CACert              *string             `json:"ca_cert"`
-	ClientCert          *string             `json:"client_cert"`
-	ClientKey           *string             `json:"client_key"`
-	TLSValidation       bool                `json:"tls_validation"`
-	ProxyURL            *string             `json:"proxy_url"`
-	ProxyUsername       *string             `json:"proxy_username"`
-	ProxyPassword       *string             `json:"proxy_password"`
-	Username            *string             `json:"username"`
-	Password            *string             `json:"password"`
-	MaxRetries          *int64              `json:"max_retries"`
-	TotalTimeout        *float64            `json:"total_timeout"`
-	ConnectTimeout      *float64            `json:"connect_timeout"`
-	SockConnectTimeout  *float64            `json:"sock_connect_timeout"`
-	SockReadTimeout     *float64            `json:"sock_read_timeout"`
-	Headers             []map[string]string `json:"headers"`
-	DownloadConcurrency *int64              `json:"download_concurrency"`
-	RateLimit           *int64              `json:"rate_limit"`
-}
-
 type hiddenField struct {
 	Name  string `json:"name"`
 	IsSet bool   `json:"is_set"`
 }
 
-type fileRemoteResponse struct {
+// remoteResponse is what every remote type shows; a type with fields of its own embeds it.
+type remoteResponse struct {
 	PulpHref            string              `json:"pulp_href" openapi:"format=uri,readOnly"`
 	Prn                 string              `json:"prn" openapi:"readOnly"`
 	PulpCreated         string              `json:"pulp_created" openapi:"format=date-time,readOnly"`
@@ -131,7 +131,9 @@ type filePubAttrs struct {
 	Manifest *string `json:"manifest"`
 }
 
-type fileDistributionIn struct {
+// distIn is the body every distribution type takes; a type embeds it and adds its own
+// fields, which the attrs column holds.
+type distIn struct {
 	BasePath     string   `json:"base_path" openapi:"minLength=1"`
 	ContentGuard *string  `json:"content_guard" openapi:"format=uri,nullable"`
 	Hidden       bool     `json:"hidden" openapi:"default=false"`
@@ -142,7 +144,8 @@ type fileDistributionIn struct {
 	Checkpoint   bool     `json:"checkpoint" openapi:"optional"`
 }
 
-type fileDistributionResponse struct {
+// distResponse is what every distribution type shows.
+type distResponse struct {
 	PulpHref             string            `json:"pulp_href" openapi:"format=uri,readOnly"`
 	Prn                  string            `json:"prn" openapi:"readOnly"`
 	PulpCreated          string            `json:"pulp_created" openapi:"format=date-time,readOnly"`

@@ -127,6 +127,13 @@ func fieldKinds(target any) map[string]reflect.Type {
 		if name == "-" {
 			continue
 		}
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			// An embedded struct's fields are the body's own, as for encoding/json.
+			for k, v := range fieldKinds(reflect.New(f.Type).Interface()) {
+				out[k] = v
+			}
+			continue
+		}
 		if name == "" {
 			name = f.Name
 		}

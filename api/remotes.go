@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -27,20 +28,46 @@ func remoteListSpec(typ string) listSpec {
 
 var policies = map[string]bool{"immediate": true, "on_demand": true, "streamed": true}
 
-func (s *Server) applyFileRemote(cur meta.Remote, raw map[string]json.RawMessage, partial bool) (meta.Remote, error) {
-	in := fileRemoteIn{Policy: "immediate", TLSValidation: true}
+// remoteKind is one remote type: its body and its response, which embed remoteIn and
+// remoteResponse and add the type's own fields.
+type remoteKind struct {
+	prn  string // PRN model, e.g. "file.fileremote"
+	body func() remoteBody
+	view func() remoteView
+}
+
+type remoteBody interface{ common() *remoteIn }
+
+func (r *remoteIn) common() *remoteIn { return r }
+
+type remoteView interface{ common() *remoteResponse }
+
+func (r *remoteResponse) common() *remoteResponse { return r }
+
+var remoteKinds = map[string]remoteKind{
+	fileType: {prn: "file.fileremote", body: func() remoteBody { return &remoteIn{} }, view: func() remoteView { return &remoteResponse{} }},
+}
+
+// remoteColumns are the body fields kept in columns rather than in attrs.
+var remoteColumns = []string{"name", "url", "policy", "pulp_labels"}
+
+// applyRemote applies a create or update body to a remote of type typ, validating it.
+// With partial, fields not sent keep their values; otherwise they reset to defaults.
+func (s *Server) applyRemote(cur meta.Remote, typ string, raw map[string]json.RawMessage, partial bool) (meta.Remote, error) {
+	kind, ok := remoteKinds[typ]
+	if !ok {
+		return cur, fmt.Errorf("remote %s: unknown type %q", cur.PulpID, typ)
+	}
+	body := kind.body()
+	in := body.common()
+	*in = remoteIn{Policy: "immediate", TLSValidation: true}
 	if partial {
-		var a fileRemoteAttrs
-		json.Unmarshal(cur.Attrs, &a)
-		in = fileRemoteIn{Name: cur.Name, URL: cur.URL, Policy: cur.Policy, CACert: a.CACert, ClientCert: a.ClientCert, ClientKey: a.ClientKey,
-			TLSValidation: a.TLSValidation, ProxyURL: a.ProxyURL, ProxyUsername: a.ProxyUsername, ProxyPassword: a.ProxyPassword,
-			Username: a.Username, Password: a.Password, MaxRetries: a.MaxRetries, TotalTimeout: a.TotalTimeout, ConnectTimeout: a.ConnectTimeout,
-			SockConnectTimeout: a.SockConnectTimeout, SockReadTimeout: a.SockReadTimeout, Headers: a.Headers,
-			DownloadConcurrency: a.DownloadConcurrency, RateLimit: a.RateLimit}
+		json.Unmarshal(cur.Attrs, body)
+		in.Name, in.URL, in.Policy = cur.Name, cur.URL, cur.Policy
 	} else if err := requireFields(raw, "name", "url"); err != nil {
 		return cur, err
 	}
-	if err := decode(raw, &in); err != nil {
+	if err := decode(raw, body); err != nil {
 		return cur, err
 	}
 	if in.Name == "" {
@@ -76,7 +103,7 @@ func (s *Server) applyFileRemote(cur meta.Remote, raw map[string]json.RawMessage
 		}
 	}
 	out := cur
-	out.Type, out.Name, out.URL, out.Policy = fileType, in.Name, in.URL, in.Policy
+	out.Type, out.Name, out.URL, out.Policy = typ, in.Name, in.URL, in.Policy
 	if has(raw, "pulp_labels") || !partial {
 		l, err := setLabels(in.PulpLabels)
 		if err != nil {
@@ -84,35 +111,48 @@ func (s *Server) applyFileRemote(cur meta.Remote, raw map[string]json.RawMessage
 		}
 		out.Labels = l
 	}
-	b, _ := json.Marshal(fileRemoteAttrs{CACert: in.CACert, ClientCert: in.ClientCert, ClientKey: in.ClientKey, TLSValidation: in.TLSValidation,
-		ProxyURL: in.ProxyURL, ProxyUsername: in.ProxyUsername, ProxyPassword: in.ProxyPassword, Username: in.Username, Password: in.Password,
-		MaxRetries: in.MaxRetries, TotalTimeout: in.TotalTimeout, ConnectTimeout: in.ConnectTimeout, SockConnectTimeout: in.SockConnectTimeout,
-		SockReadTimeout: in.SockReadTimeout, Headers: in.Headers, DownloadConcurrency: in.DownloadConcurrency, RateLimit: in.RateLimit})
-	out.Attrs = b
-	return out, nil
+	out.Attrs, err = attrsWithout(body, remoteColumns...)
+	return out, err
 }
 
-func renderFileRemote(m meta.Remote) fileRemoteResponse {
-	var a fileRemoteAttrs
-	json.Unmarshal(m.Attrs, &a)
-	headers := a.Headers
-	if headers == nil {
-		headers = []map[string]string{}
+// attrsWithout is v's JSON without the named members.
+func attrsWithout(v any, drop ...string) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
 	}
-	hidden := []hiddenField{}
-	for _, h := range []struct {
-		name string
-		v    *string
-	}{{"client_key", a.ClientKey}, {"proxy_username", a.ProxyUsername}, {"proxy_password", a.ProxyPassword}, {"username", a.Username}, {"password", a.Password}} {
-		hidden = append(hidden, hiddenField{Name: h.name, IsSet: h.v != nil && *h.v != ""})
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
 	}
-	return fileRemoteResponse{
-		PulpHref: remoteHref(m.Type, m.PulpID), Prn: prn("file.fileremote", m.PulpID), PulpCreated: ts(m.Created), PulpLastUpdated: ts(m.Updated),
-		Name: m.Name, URL: m.URL, PulpLabels: m.Labels, Policy: m.Policy, CACert: a.CACert, ClientCert: a.ClientCert, TLSValidation: a.TLSValidation,
-		ProxyURL: a.ProxyURL, MaxRetries: a.MaxRetries, TotalTimeout: a.TotalTimeout, ConnectTimeout: a.ConnectTimeout,
-		SockConnectTimeout: a.SockConnectTimeout, SockReadTimeout: a.SockReadTimeout, Headers: headers,
-		DownloadConcurrency: a.DownloadConcurrency, RateLimit: a.RateLimit, HiddenFields: hidden,
+	for _, k := range drop {
+		delete(m, k)
 	}
+	return json.Marshal(m)
+}
+
+// renderRemote shows a remote as its type's response; secrets stay hidden.
+func renderRemote(m meta.Remote) any {
+	kind, ok := remoteKinds[m.Type]
+	if !ok {
+		kind = remoteKinds[fileType]
+	}
+	v := kind.view()
+	json.Unmarshal(m.Attrs, v)
+	out := v.common()
+	var secrets map[string]*string
+	json.Unmarshal(m.Attrs, &secrets)
+	out.HiddenFields = []hiddenField{}
+	for _, name := range []string{"client_key", "proxy_username", "proxy_password", "username", "password"} {
+		p := secrets[name]
+		out.HiddenFields = append(out.HiddenFields, hiddenField{Name: name, IsSet: p != nil && *p != ""})
+	}
+	if out.Headers == nil {
+		out.Headers = []map[string]string{}
+	}
+	out.PulpHref, out.Prn, out.PulpCreated, out.PulpLastUpdated = remoteHref(m.Type, m.PulpID), prn(kind.prn, m.PulpID), ts(m.Created), ts(m.Updated)
+	out.Name, out.URL, out.PulpLabels, out.Policy = m.Name, m.URL, m.Labels, m.Policy
+	return v
 }
 
 func (s *Server) remoteList(typ string) func(w http.ResponseWriter, r *http.Request) error {
@@ -130,18 +170,22 @@ func (s *Server) remoteList(typ string) func(w http.ResponseWriter, r *http.Requ
 		}
 		items := make([]any, len(ms))
 		for i, m := range ms {
-			items[i] = renderFileRemote(m)
+			items[i] = renderRemote(m)
 		}
 		return writePage(w, r, q, total, items)
 	}
 }
 
-func (s *Server) remoteCreate(w http.ResponseWriter, r *http.Request) error {
-	raw, err := readBody(r, &fileRemoteIn{}, nil)
+func (s *Server) remoteCreate(typ string) func(w http.ResponseWriter, r *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error { return s.createRemote(w, r, typ) }
+}
+
+func (s *Server) createRemote(w http.ResponseWriter, r *http.Request, typ string) error {
+	raw, err := readBody(r, remoteKinds[typ].body(), nil)
 	if err != nil {
 		return err
 	}
-	m, err := s.applyFileRemote(meta.Remote{}, raw, false)
+	m, err := s.applyRemote(meta.Remote{}, typ, raw, false)
 	if err != nil {
 		return err
 	}
@@ -152,7 +196,7 @@ func (s *Server) remoteCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeOne(w, r, http.StatusCreated, renderFileRemote(m))
+	return writeOne(w, r, http.StatusCreated, renderRemote(m))
 }
 
 func (s *Server) remoteRead(w http.ResponseWriter, r *http.Request) error {
@@ -160,5 +204,5 @@ func (s *Server) remoteRead(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeOne(w, r, http.StatusOK, renderFileRemote(m))
+	return writeOne(w, r, http.StatusOK, renderRemote(m))
 }

@@ -50,42 +50,78 @@ func withContent(latest bool) func(l *meta.List, d meta.Dialect, v string) error
 	}
 }
 
-func (s *Server) renderFileRepo(r meta.Repository) fileRepositoryResponse {
-	var attrs fileRepoAttrs
-	json.Unmarshal(r.Attrs, &attrs)
-	out := fileRepositoryResponse{
-		PulpHref: repoHref(r.Type, r.PulpID), Prn: prn("file.filerepository", r.PulpID), PulpCreated: ts(r.Created), PulpLastUpdated: ts(r.Updated),
+// repoKind is one repository type: its body and response (embedding repoIn and
+// repoResponse), the remotes it syncs from and its PRN model.
+type repoKind struct {
+	prn     string // e.g. "file.filerepository"
+	remotes string // collection of its remotes, e.g. "remotes/file/file/"
+	body    func() repoBody
+	view    func() repoView
+}
+
+type repoBody interface{ common() *repoIn }
+
+func (r *repoIn) common() *repoIn { return r }
+
+type repoView interface{ common() *repoResponse }
+
+func (r *repoResponse) common() *repoResponse { return r }
+
+// validator is a body that checks its type's own fields.
+type validator interface{ validate() error }
+
+var repoKinds = map[string]repoKind{
+	fileType: {prn: "file.filerepository", remotes: "remotes/file/file/",
+		body: func() repoBody {
+			m := "PULP_MANIFEST"
+			return &fileRepositoryIn{fileRepoAttrs: fileRepoAttrs{Manifest: &m}}
+		},
+		view: func() repoView { return &fileRepositoryResponse{} }},
+}
+
+// repoColumns are the body fields kept in columns rather than in attrs.
+var repoColumns = []string{"name", "description", "retain_repo_versions", "remote", "pulp_labels"}
+
+func (s *Server) renderRepo(r meta.Repository) any {
+	kind, ok := repoKinds[r.Type]
+	if !ok {
+		kind = repoKinds[fileType]
+	}
+	v := kind.view()
+	json.Unmarshal(r.Attrs, v)
+	out := v.common()
+	*out = repoResponse{
+		PulpHref: repoHref(r.Type, r.PulpID), Prn: prn(kind.prn, r.PulpID), PulpCreated: ts(r.Created), PulpLastUpdated: ts(r.Updated),
 		VersionsHref: repoHref(r.Type, r.PulpID) + "versions/", PulpLabels: r.Labels, LatestVersionHref: versionHref(r.Type, r.PulpID, r.LatestVersion),
-		Name: r.Name, Description: r.Description, RetainRepoVersions: r.RetainVersions, Autopublish: attrs.Autopublish, Manifest: attrs.Manifest,
+		Name: r.Name, Description: r.Description, RetainRepoVersions: r.RetainVersions,
 	}
 	if r.RemotePulpID != nil {
 		h := remoteHref(*r.RemoteType, *r.RemotePulpID)
 		out.Remote = &h
 	}
-	return out
+	return v
 }
 
-// applyFileRepo applies a create or update body to a repository, validating it. With
-// partial, fields not sent keep their values; otherwise they reset to defaults.
-func (s *Server) applyFileRepo(ctx context.Context, q meta.Querier, cur meta.Repository, raw map[string]json.RawMessage, partial bool) (meta.Repository, error) {
-	in := fileRepositoryIn{}
+// applyRepo applies a create or update body to a repository of type typ, validating it.
+// With partial, fields not sent keep their values; otherwise they reset to defaults.
+func (s *Server) applyRepo(ctx context.Context, q meta.Querier, cur meta.Repository, typ string, raw map[string]json.RawMessage, partial bool) (meta.Repository, error) {
+	kind, ok := repoKinds[typ]
+	if !ok {
+		return cur, fmt.Errorf("repository %s: unknown type %q", cur.PulpID, typ)
+	}
+	body := kind.body()
+	in := body.common()
 	if partial {
-		var attrs fileRepoAttrs
-		json.Unmarshal(cur.Attrs, &attrs)
-		in = fileRepositoryIn{Name: cur.Name, Description: cur.Description, RetainRepoVersions: cur.RetainVersions,
-			Autopublish: attrs.Autopublish, Manifest: attrs.Manifest}
+		json.Unmarshal(cur.Attrs, body)
+		*in = repoIn{Name: cur.Name, Description: cur.Description, RetainRepoVersions: cur.RetainVersions}
 		if cur.RemotePulpID != nil {
 			h := remoteHref(*cur.RemoteType, *cur.RemotePulpID)
 			in.Remote = &h
 		}
-	} else {
-		if err := requireFields(raw, "name"); err != nil {
-			return cur, err
-		}
-		m := "PULP_MANIFEST"
-		in.Manifest = &m
+	} else if err := requireFields(raw, "name"); err != nil {
+		return cur, err
 	}
-	if err := decode(raw, &in); err != nil {
+	if err := decode(raw, body); err != nil {
 		return cur, err
 	}
 	if in.Name == "" {
@@ -94,15 +130,17 @@ func (s *Server) applyFileRepo(ctx context.Context, q meta.Querier, cur meta.Rep
 	if in.RetainRepoVersions != nil && *in.RetainRepoVersions < 1 {
 		return cur, badField("retain_repo_versions", "Ensure this value is greater than or equal to 1.")
 	}
-	if in.Manifest != nil && *in.Manifest == "" {
-		return cur, badField("manifest", "This field may not be blank.")
+	if v, ok := body.(validator); ok {
+		if err := v.validate(); err != nil {
+			return cur, err
+		}
 	}
 	out := cur
-	out.Type = fileType
+	out.Type = typ
 	out.Name, out.Description, out.RetainVersions = in.Name, in.Description, in.RetainRepoVersions
 	out.RemoteID = nil
 	if in.Remote != nil {
-		id, err := hrefOf("remote", *in.Remote, "remotes/file/file/")
+		id, err := hrefOf("remote", *in.Remote, kind.remotes)
 		if err != nil {
 			return cur, err
 		}
@@ -119,12 +157,12 @@ func (s *Server) applyFileRepo(ctx context.Context, q meta.Querier, cur meta.Rep
 		}
 		out.Labels = l
 	}
-	b, _ := json.Marshal(fileRepoAttrs{Autopublish: in.Autopublish, Manifest: in.Manifest})
-	out.Attrs = b
-	return out, nil
+	var err error
+	out.Attrs, err = attrsWithout(body, repoColumns...)
+	return out, err
 }
 
-func (s *Server) fileRepoList(typ string) func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) repoList(typ string) func(w http.ResponseWriter, r *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		spec := repoListSpec(typ)
 		q, err := parseList(r, s.db.Dialect(), spec)
@@ -140,41 +178,43 @@ func (s *Server) fileRepoList(typ string) func(w http.ResponseWriter, r *http.Re
 		}
 		items := make([]any, len(rs))
 		for i, x := range rs {
-			items[i] = s.renderFileRepo(x)
+			items[i] = s.renderRepo(x)
 		}
 		return writePage(w, r, q, total, items)
 	}
 }
 
-func (s *Server) fileRepoCreate(w http.ResponseWriter, r *http.Request) error {
-	raw, err := readBody(r, &fileRepositoryIn{}, nil)
-	if err != nil {
-		return err
+func (s *Server) repoCreate(typ string) func(w http.ResponseWriter, r *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		raw, err := readBody(r, repoKinds[typ].body(), nil)
+		if err != nil {
+			return err
+		}
+		repo, err := s.applyRepo(r.Context(), s.db, meta.Repository{}, typ, raw, false)
+		if err != nil {
+			return err
+		}
+		repo, err = meta.CreateRepository(r.Context(), s.db, repo)
+		if errors.Is(err, meta.ErrConflict) {
+			return badField("name", "This field must be unique.")
+		}
+		if err != nil {
+			return err
+		}
+		return writeOne(w, r, http.StatusCreated, s.renderRepo(repo))
 	}
-	repo, err := s.applyFileRepo(r.Context(), s.db, meta.Repository{}, raw, false)
-	if err != nil {
-		return err
-	}
-	repo, err = meta.CreateRepository(r.Context(), s.db, repo)
-	if errors.Is(err, meta.ErrConflict) {
-		return badField("name", "This field must be unique.")
-	}
-	if err != nil {
-		return err
-	}
-	return writeOne(w, r, http.StatusCreated, s.renderFileRepo(repo))
 }
 
 func (s *Server) repoByPath(r *http.Request) (meta.Repository, error) {
 	return meta.RepositoryByPulpID(r.Context(), s.db, r.PathValue("id"))
 }
 
-func (s *Server) fileRepoRead(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) repoRead(w http.ResponseWriter, r *http.Request) error {
 	repo, err := s.repoByPath(r)
 	if err != nil {
 		return err
 	}
-	return writeOne(w, r, http.StatusOK, s.renderFileRepo(repo))
+	return writeOne(w, r, http.StatusOK, s.renderRepo(repo))
 }
 
 // errDryRun rolls back a validation transaction.
@@ -204,16 +244,16 @@ func (s *Server) validateUpdate(ctx context.Context, a updateArgs) error {
 	return err
 }
 
-func (s *Server) updateHandler(kind, href string, partial bool, resources func(*http.Request) ([]string, error)) func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) updateHandler(kind, typ, href string, partial bool, resources func(*http.Request) ([]string, error)) func(w http.ResponseWriter, r *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var target any
 		switch kind {
 		case "repository":
-			target = &fileRepositoryIn{}
+			target = repoKinds[typ].body()
 		case "remote":
-			target = &fileRemoteIn{}
+			target = remoteKinds[typ].body()
 		case "distribution":
-			target = &fileDistributionIn{}
+			target = distKinds[typ].body()
 		}
 		raw, err := readBody(r, target, nil)
 		if err != nil {
@@ -243,7 +283,7 @@ func (s *Server) applyUpdate(ctx context.Context, tx *meta.Tx, a updateArgs) err
 		if err != nil {
 			return err
 		}
-		next, err := s.applyFileRepo(ctx, tx, cur, a.Body, a.Partial)
+		next, err := s.applyRepo(ctx, tx, cur, cur.Type, a.Body, a.Partial)
 		if err != nil {
 			return err
 		}
@@ -257,7 +297,7 @@ func (s *Server) applyUpdate(ctx context.Context, tx *meta.Tx, a updateArgs) err
 		if err != nil {
 			return err
 		}
-		next, err := s.applyFileRemote(cur, a.Body, a.Partial)
+		next, err := s.applyRemote(cur, cur.Type, a.Body, a.Partial)
 		if err != nil {
 			return err
 		}
@@ -271,7 +311,7 @@ func (s *Server) applyUpdate(ctx context.Context, tx *meta.Tx, a updateArgs) err
 		if err != nil {
 			return err
 		}
-		next, err := s.applyFileDist(ctx, tx, cur, a.Body, a.Partial)
+		next, err := s.applyDist(ctx, tx, cur, cur.Type, a.Body, a.Partial)
 		if err != nil {
 			return err
 		}

@@ -167,19 +167,19 @@ func (s *Server) table(reg *openapi.Registry) []route {
 	vl := versionListSpec()
 	add(opDef{id: "repository_versions_list", method: "GET", path: root + "repository_versions/", pattern: "/pulp/api/v3/repository_versions/{$}", tag: "Repository_Versions",
 		list: &vl, responses: []openapi.Response{resp(200, pg(version))}, h: s.versionList(false)})
-	generic := reg.Add("RepositoryResponse", fileRepositoryResponse{})
+	generic := reg.Add("RepositoryResponse", repoResponse{})
 	rl := repoListSpec("")
 	add(opDef{id: "repositories_list", method: "GET", path: root + "repositories/", pattern: "/pulp/api/v3/repositories/{$}", tag: "Repositories",
-		list: &rl, responses: []openapi.Response{resp(200, pg(generic))}, h: s.fileRepoList("")})
+		list: &rl, responses: []openapi.Response{resp(200, pg(generic))}, h: s.repoList("")})
 	rml := remoteListSpec("")
 	add(opDef{id: "remotes_list", method: "GET", path: root + "remotes/", pattern: "/pulp/api/v3/remotes/{$}", tag: "Remotes",
-		list: &rml, responses: []openapi.Response{resp(200, pg(reg.Add("RemoteResponse", fileRemoteResponse{})))}, h: s.remoteList("")})
+		list: &rml, responses: []openapi.Response{resp(200, pg(reg.Add("RemoteResponse", remoteResponse{})))}, h: s.remoteList("")})
 	pl := pubListSpec("")
 	add(opDef{id: "publications_list", method: "GET", path: root + "publications/", pattern: "/pulp/api/v3/publications/{$}", tag: "Publications",
 		list: &pl, responses: []openapi.Response{resp(200, pg(reg.Add("PublicationResponse", filePublicationResponse{})))}, h: s.pubList("")})
 	dl := distListSpec("")
 	add(opDef{id: "distributions_list", method: "GET", path: root + "distributions/", pattern: "/pulp/api/v3/distributions/{$}", tag: "Distributions",
-		list: &dl, responses: []openapi.Response{resp(200, pg(reg.Add("DistributionResponse", fileDistributionResponse{})))}, h: s.distList("")})
+		list: &dl, responses: []openapi.Response{resp(200, pg(reg.Add("DistributionResponse", distResponse{})))}, h: s.distList("")})
 	cl := contentListSpec("")
 	add(opDef{id: "content_list", method: "GET", path: root + "content/", pattern: "/pulp/api/v3/content/{$}", tag: "Content",
 		list: &cl, responses: []openapi.Response{resp(200, pg(reg.Add("MultipleArtifactContentResponse", contentResponse{})))}, h: s.contentList("")})

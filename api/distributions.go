@@ -93,6 +93,8 @@ func (d *distResponse) common() *distResponse { return d }
 var distKinds = map[string]distKind{
 	fileType: {prn: "file.filedistribution", repositories: "repositories/file/file/", publications: "publications/file/file/",
 		body: func() distBody { return &distIn{} }, view: func() distView { return &distResponse{} }},
+	rpmType: {prn: "rpm.rpmdistribution", repositories: "repositories/rpm/rpm/", publications: "publications/rpm/rpm/",
+		body: func() distBody { return &rpmDistributionIn{} }, view: func() distView { return &rpmDistributionResponse{} }},
 }
 
 // distColumns are the body fields kept in columns rather than in attrs.

@@ -46,6 +46,7 @@ func (r *remoteResponse) common() *remoteResponse { return r }
 
 var remoteKinds = map[string]remoteKind{
 	fileType: {prn: "file.fileremote", body: func() remoteBody { return &remoteIn{} }, view: func() remoteView { return &remoteResponse{} }},
+	rpmType:  {prn: "rpm.rpmremote", body: func() remoteBody { return &rpmRemoteIn{} }, view: func() remoteView { return &rpmRemoteResponse{} }},
 }
 
 // remoteColumns are the body fields kept in columns rather than in attrs.

@@ -77,6 +77,8 @@ var repoKinds = map[string]repoKind{
 			return &fileRepositoryIn{fileRepoAttrs: fileRepoAttrs{Manifest: &m}}
 		},
 		view: func() repoView { return &fileRepositoryResponse{} }},
+	rpmType: {prn: "rpm.rpmrepository", remotes: "remotes/rpm/rpm/",
+		body: func() repoBody { return &rpmRepositoryIn{} }, view: func() repoView { return &rpmRepositoryResponse{} }},
 }
 
 // repoColumns are the body fields kept in columns rather than in attrs.

@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
-	"pith/blob"
 	"pith/content"
 	"pith/content/download"
 	"pith/meta"
@@ -48,7 +46,7 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 
 	// 1. The manifest, staged to a temporary file while it is hashed.
 	pm := r.Progress("sync.downloading.metadata", "Downloading Metadata Files", 1)
-	mf, digest, err := p.fetchManifest(ctx, d, remote.URL)
+	mf, digest, err := fetchManifest(ctx, d, remote.URL)
 	if err != nil {
 		pm.Finish(err)
 		return err
@@ -66,10 +64,10 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 	}
 
 	// 2. The whole manifest is parsed and checked before anything is downloaded.
-	base := manifestURLBase(remote.URL)
+	base := content.URLBase(remote.URL)
 	var entries []*entryResult
 	if err := ParseManifest(mf, func(e Entry) error {
-		entries = append(entries, &entryResult{Entry: e, url: joinURL(base, e.RelativePath)})
+		entries = append(entries, &entryResult{Entry: e, url: content.JoinURL(base, e.RelativePath)})
 		return nil
 	}); err != nil {
 		return fmt.Errorf("manifest %s: %w", remote.URL, err)
@@ -154,13 +152,13 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 
 // fetchManifest downloads the manifest into an unnamed temporary file, returning it
 // rewound, with its sha256.
-func (p *Plugin) fetchManifest(ctx context.Context, d *download.Downloader, url string) (io.ReadCloser, string, error) {
+func fetchManifest(ctx context.Context, d *download.Downloader, url string) (io.ReadCloser, string, error) {
 	resp, err := d.Get(ctx, url)
 	if err != nil {
 		return nil, "", fmt.Errorf("download manifest: %w", err)
 	}
 	defer resp.Body.Close()
-	f, err := tempFile()
+	f, err := content.TempFile()
 	if err != nil {
 		return nil, "", err
 	}
@@ -186,43 +184,17 @@ func (p *Plugin) downloadAll(ctx context.Context, r *task.Run, d *download.Downl
 		}
 	}
 	pd := r.Progress("sync.downloading.artifacts", "Downloading Artifacts", int64(len(todo)))
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	work := make(chan *entryResult)
-	var wg sync.WaitGroup
-	for i := 0; i < d.Concurrency(); i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for e := range work {
-				dg, err := p.fetchBlob(ctx, d, e.url, download.Expect{Size: e.Size, SHA256: e.Digest})
-				if err != nil {
-					cancel(fmt.Errorf("%s: %w", e.RelativePath, err))
-					continue
-				}
-				art := content.Artifact(dg)
-				e.artifact = &art
-				pd.Add(1)
+	err := content.Parallel(ctx, d.Concurrency(), todo, func(e *entryResult) string { return e.RelativePath },
+		func(ctx context.Context, e *entryResult) error {
+			dg, err := content.FetchBlob(ctx, p.store, d, e.url, download.Expect{Size: e.Size, SHA256: e.Digest})
+			if err != nil {
+				return err
 			}
-		}()
-	}
-	for _, e := range todo {
-		select {
-		case work <- e:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	close(work)
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil {
-		pd.Finish(err)
-		return err
-	}
-	pd.Finish(nil)
-	return nil
+			art := content.Artifact(dg)
+			e.artifact = &art
+			pd.Add(1)
+			return nil
+		})
+	pd.Finish(err)
+	return err
 }
-
-var _ = blob.ErrNotFound

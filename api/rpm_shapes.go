@@ -1,0 +1,101 @@
+package api
+
+import "encoding/json"
+
+// Shapes of the rpm plugin's resources: what they add to the common ones.
+
+const rpmType = "rpm.rpm"
+
+// rpmRepoAttrs are what an rpm repository adds (its attrs).
+type rpmRepoAttrs struct {
+	Autopublish               bool            `json:"autopublish" openapi:"default=false"`
+	MetadataSigningService    *string         `json:"metadata_signing_service" openapi:"format=uri,nullable"`
+	PackageSigningService     *string         `json:"package_signing_service" openapi:"format=uri,nullable"`
+	PackageSigningFingerprint *string         `json:"package_signing_fingerprint" openapi:"nullable,minLength=1,maxLength=40"`
+	RetainPackageVersions     int64           `json:"retain_package_versions" openapi:"minimum=0,optional"`
+	ChecksumType              *string         `json:"checksum_type" openapi:"enum=unknown|md5|sha1|sha224|sha256|sha384|sha512,nullable"`
+	RepoConfig                json.RawMessage `json:"repo_config,omitempty"`
+	CompressionType           *string         `json:"compression_type" openapi:"enum=zstd|gz|none,nullable"`
+	Layout                    *string         `json:"layout" openapi:"enum=nested_alphabetically|flat|nested_by_digest|nested_by_both,nullable"`
+}
+
+type rpmRepositoryIn struct {
+	repoIn
+	rpmRepoAttrs
+}
+
+var (
+	checksumTypes    = map[string]bool{"unknown": true, "md5": true, "sha1": true, "sha224": true, "sha256": true, "sha384": true, "sha512": true}
+	compressionTypes = map[string]bool{"zstd": true, "gz": true, "none": true}
+	layouts          = map[string]bool{"nested_alphabetically": true, "flat": true, "nested_by_digest": true, "nested_by_both": true}
+)
+
+func (r *rpmRepositoryIn) validate() error {
+	for field, v := range map[string]*string{"metadata_signing_service": r.MetadataSigningService, "package_signing_service": r.PackageSigningService} {
+		if v != nil {
+			return badField(field, "Signing services are not supported by this server yet.")
+		}
+	}
+	if r.RetainPackageVersions < 0 {
+		return badField("retain_package_versions", "Ensure this value is greater than or equal to 0.")
+	}
+	return checkRpmOptions(r.ChecksumType, r.CompressionType, r.Layout, r.RepoConfig)
+}
+
+// checkRpmOptions validates the publishing options repositories and publications share.
+func checkRpmOptions(checksum, compression, layout *string, repoConfig json.RawMessage) error {
+	for _, c := range []struct {
+		field string
+		v     *string
+		ok    map[string]bool
+	}{{"checksum_type", checksum, checksumTypes}, {"compression_type", compression, compressionTypes}, {"layout", layout, layouts}} {
+		if c.v != nil && !c.ok[*c.v] {
+			return badField(c.field, "%q is not a valid choice.", *c.v)
+		}
+	}
+	if len(repoConfig) > 0 && string(repoConfig) != "null" {
+		var m map[string]any
+		if json.Unmarshal(repoConfig, &m) != nil {
+			return badField("repo_config", "Must be a JSON object of config.repo settings.")
+		}
+	}
+	return nil
+}
+
+type rpmRepositoryResponse struct {
+	repoResponse
+	rpmRepoAttrs
+	MetadataChecksumType *string `json:"metadata_checksum_type" openapi:"nullable,readOnly"`
+	PackageChecksumType  *string `json:"package_checksum_type" openapi:"nullable,readOnly"`
+	Gpgcheck             int64   `json:"gpgcheck" openapi:"readOnly"`
+	RepoGpgcheck         int64   `json:"repo_gpgcheck" openapi:"readOnly"`
+	SqliteMetadata       bool    `json:"sqlite_metadata" openapi:"readOnly"`
+}
+
+type rpmRemoteAttrs struct {
+	SlesAuthToken *string `json:"sles_auth_token" openapi:"nullable,minLength=1"`
+}
+
+type rpmRemoteIn struct {
+	remoteIn
+	rpmRemoteAttrs
+}
+
+type rpmRemoteResponse struct {
+	remoteResponse
+	rpmRemoteAttrs
+}
+
+type rpmDistAttrs struct {
+	GenerateRepoConfig bool `json:"generate_repo_config" openapi:"default=false"`
+}
+
+type rpmDistributionIn struct {
+	distIn
+	rpmDistAttrs
+}
+
+type rpmDistributionResponse struct {
+	distResponse
+	rpmDistAttrs
+}

@@ -294,3 +294,11 @@ func ArtifactsOf(ctx context.Context, q Querier, contentIDs []int64) (map[int64]
 	})
 	return out, err
 }
+
+// AttachArtifact records the artifact of a unit's file that had none (a download
+// finished).
+func AttachArtifact(ctx context.Context, q Querier, contentID int64, relativePath string, artifactID int64) error {
+	_, err := q.Exec(ctx, `UPDATE content_artifacts SET artifact_id = ? WHERE content_id = ? AND relative_path = ? AND artifact_id IS NULL`,
+		artifactID, contentID, relativePath)
+	return err
+}

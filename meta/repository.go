@@ -107,3 +107,22 @@ func DeleteRepository(ctx context.Context, q Querier, id int64) error {
 	}
 	return nil
 }
+
+// SetRepositoryAttr sets one member of a repository's attrs (plugin state such as what
+// the last sync saw), keeping the others.
+func SetRepositoryAttr(ctx context.Context, q Querier, id int64, key string, v any) error {
+	var raw string
+	if err := q.QueryRow(ctx, `SELECT attrs FROM repositories WHERE id = ?`, id).Scan(&raw); err != nil {
+		return fmt.Errorf("repository %d attrs: %w", id, err)
+	}
+	m := map[string]json.RawMessage{}
+	json.Unmarshal([]byte(raw), &m)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	m[key] = b
+	out, _ := json.Marshal(m)
+	_, err = q.Exec(ctx, `UPDATE repositories SET attrs = ? WHERE id = ?`, string(out), id)
+	return err
+}

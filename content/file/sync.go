@@ -120,17 +120,7 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 			return err
 		}
 		state.Version = v.Number
-		attrs.LastSync = &state
-		var cur map[string]json.RawMessage
-		json.Unmarshal(repo.Attrs, &cur)
-		if cur == nil {
-			cur = map[string]json.RawMessage{}
-		}
-		ls, _ := json.Marshal(state)
-		cur["last_sync"] = ls
-		b, _ := json.Marshal(cur)
-		_, err = tx.Exec(ctx, `UPDATE repositories SET attrs = ? WHERE id = ?`, string(b), repo.ID)
-		return err
+		return meta.SetRepositoryAttr(ctx, tx, repo.ID, "last_sync", state)
 	})
 	if err != nil {
 		pa.Finish(err)

@@ -1,0 +1,78 @@
+package rpm
+
+import (
+	"pith/blob"
+	"pith/meta"
+	"pith/task"
+)
+
+// Content types, as Pulp names them in content summaries.
+const (
+	RepoType        = "rpm.rpm"
+	PackageType     = "rpm.package"
+	AdvisoryType    = "rpm.advisory"
+	GroupType       = "rpm.packagegroup"
+	CategoryType    = "rpm.packagecategory"
+	EnvironmentType = "rpm.packageenvironment"
+	LangpacksType   = "rpm.packagelangpacks"
+	ModulemdType    = "rpm.modulemd"
+	DefaultsType    = "rpm.modulemd_defaults"
+	ObsoleteType    = "rpm.modulemd_obsolete"
+)
+
+// Task names, as Pulp names them (clients filter task lists by name).
+const (
+	SyncTask = "pulp_rpm.app.tasks.synchronizing.synchronize"
+)
+
+// Plugin runs the rpm type's tasks.
+type Plugin struct {
+	db         *meta.DB
+	store      *blob.Store
+	invalidate func()
+}
+
+// New returns the rpm plugin over a store; invalidate is called when what the content
+// app serves may have changed.
+func New(db *meta.DB, store *blob.Store, invalidate func()) *Plugin {
+	if invalidate == nil {
+		invalidate = func() {}
+	}
+	return &Plugin{db: db, store: store, invalidate: invalidate}
+}
+
+// TaskFuncs are the plugin's task functions by name.
+func (p *Plugin) TaskFuncs() map[string]task.Func {
+	return map[string]task.Func{SyncTask: p.runSync}
+}
+
+// Sync policies (sync_policy).
+const (
+	Additive          = "additive"
+	MirrorContentOnly = "mirror_content_only"
+	MirrorComplete    = "mirror_complete"
+)
+
+// SyncArgs are the arguments of a sync task.
+type SyncArgs struct {
+	Repository string   `json:"repository"`
+	Remote     string   `json:"remote"`
+	SyncPolicy string   `json:"sync_policy"`
+	SkipTypes  []string `json:"skip_types,omitempty"` // "srpm", "treeinfo"
+	Optimize   bool     `json:"optimize"`
+}
+
+// repoAttrs is the part of an rpm repository's attrs this package reads and writes.
+type repoAttrs struct {
+	LastSync *syncState `json:"last_sync,omitempty"`
+}
+
+// syncState identifies the upstream state and settings of the last sync (optimize).
+type syncState struct {
+	RepomdSHA256 string   `json:"repomd_sha256"`
+	URL          string   `json:"url"`
+	Policy       string   `json:"policy"`
+	SyncPolicy   string   `json:"sync_policy"`
+	SkipTypes    []string `json:"skip_types,omitempty"`
+	Version      int64    `json:"version"`
+}

@@ -1,0 +1,447 @@
+package rpm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"pith/content"
+	"pith/content/download"
+	"pith/content/rpm/comps"
+	"pith/content/rpm/modulemd"
+	"pith/content/rpm/repodata"
+	"pith/content/rpm/updateinfo"
+	"pith/meta"
+	"pith/task"
+)
+
+// batchSize is how many packages are written per transaction.
+const batchSize = 500
+
+// syncRun is one sync's state.
+type syncRun struct {
+	p      *Plugin
+	r      *task.Run
+	d      *download.Downloader
+	remote meta.Remote
+	base   string // repository URL ending in "/"
+	args   SyncArgs
+	units  []int64       // every unit of the upstream repository
+	fetch  []*pkgToFetch // immediate: packages without a stored artifact
+}
+
+type pkgToFetch struct {
+	contentID int64
+	href, url string
+	size      int64
+	sha256    string
+}
+
+func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
+	var a SyncArgs
+	if err := r.Args(&a); err != nil {
+		return err
+	}
+	repo, err := meta.RepositoryByPulpID(ctx, p.db, a.Repository)
+	if err != nil {
+		return err
+	}
+	remote, err := meta.RemoteByPulpID(ctx, p.db, a.Remote)
+	if err != nil {
+		return err
+	}
+	cfg, err := content.DownloadConfig(remote)
+	if err != nil {
+		return fmt.Errorf("remote %q: %w", remote.Name, err)
+	}
+	d, err := download.New(cfg)
+	if err != nil {
+		return fmt.Errorf("remote %q: %w", remote.Name, err)
+	}
+	defer d.CloseIdleConnections()
+	s := &syncRun{p: p, r: r, d: d, remote: remote, base: strings.TrimSuffix(remote.URL, "/") + "/", args: a}
+
+	// 1. repomd.xml, and whether anything changed since the last sync.
+	pm := r.Progress("sync.downloading.metadata", "Downloading Metadata Files", 1)
+	rf, repomdSHA, err := fetchTemp(ctx, d, s.base+"repodata/repomd.xml", "sha256", download.Expect{Size: -1})
+	if err != nil {
+		pm.Finish(err)
+		return fmt.Errorf("repodata/repomd.xml: %w", err)
+	}
+	md, err := repodata.ParseRepomd(rf, "repodata/repomd.xml")
+	rf.Close()
+	if err != nil {
+		pm.Finish(err)
+		return err
+	}
+	var attrs repoAttrs
+	json.Unmarshal(repo.Attrs, &attrs)
+	state := syncState{RepomdSHA256: repomdSHA, URL: remote.URL, Policy: remote.Policy, SyncPolicy: a.SyncPolicy, SkipTypes: a.SkipTypes, Version: repo.LatestVersion}
+	if a.Optimize && attrs.LastSync != nil && equalState(*attrs.LastSync, state) {
+		pm.Finish(nil)
+		r.Progress("sync.skipped", "Skipping sync: repomd.xml and the settings have not changed since the last sync", 0).Finish(nil)
+		return nil
+	}
+
+	// 2. Every metadata file the sync reads, checked against repomd.xml first.
+	files := map[string]*os.File{}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	for _, typ := range []string{"primary", "filelists", "other", "updateinfo", "group", "group_gz", "modules"} {
+		rec := md.Record(typ)
+		if rec == nil {
+			if typ == "primary" {
+				err := errors.New("repodata/repomd.xml: no primary metadata listed")
+				pm.Finish(err)
+				return err
+			}
+			continue
+		}
+		if typ == "group_gz" && files["group"] != nil {
+			continue
+		}
+		f, err := fetchRecord(ctx, d, s.base, rec)
+		if err != nil {
+			pm.Finish(err)
+			return err
+		}
+		files[typ] = f
+	}
+	pm.Add(1)
+	pm.Finish(nil)
+
+	// 3. Packages, then the other units.
+	if err := s.packages(ctx, md, files); err != nil {
+		return err
+	}
+	if f := files["updateinfo"]; f != nil {
+		if err := s.advisories(ctx, md.Record("updateinfo").LocationHref, f); err != nil {
+			return err
+		}
+	}
+	for _, typ := range []string{"group", "group_gz"} {
+		if f := files[typ]; f != nil {
+			if err := s.comps(ctx, md.Record(typ).LocationHref, f); err != nil {
+				return err
+			}
+		}
+	}
+	if f := files["modules"]; f != nil {
+		if err := s.modules(ctx, md.Record("modules").LocationHref, f); err != nil {
+			return err
+		}
+	}
+	if remote.Policy == "immediate" {
+		if err := s.download(ctx); err != nil {
+			return err
+		}
+	}
+
+	// 4. The new version, and what it was made from.
+	var v meta.Version
+	var created bool
+	err = p.db.Tx(ctx, func(tx *meta.Tx) error {
+		var err error
+		v, created, err = meta.NewVersion(ctx, tx, repo.ID, meta.Change{RemoveAll: a.SyncPolicy != Additive, Add: s.units})
+		if err != nil {
+			return err
+		}
+		state.Version = v.Number
+		return meta.SetRepositoryAttr(ctx, tx, repo.ID, "last_sync", state)
+	})
+	if err != nil {
+		return fmt.Errorf("save sync of repository %q: %w", repo.Name, err)
+	}
+	if created {
+		r.Created(fmt.Sprintf("/pulp/api/v3/repositories/rpm/rpm/%s/versions/%d/", repo.PulpID, v.Number))
+		p.invalidate()
+	}
+	return nil
+}
+
+func equalState(a, b syncState) bool {
+	return a.RepomdSHA256 == b.RepomdSHA256 && a.URL == b.URL && a.Policy == b.Policy && a.SyncPolicy == b.SyncPolicy &&
+		slices.Equal(a.SkipTypes, b.SkipTypes) && a.Version == b.Version
+}
+
+// open decompresses a staged metadata file, named as repomd.xml names it.
+func open(f *os.File, href string) (io.ReadCloser, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return repodata.Decompress(f, href)
+}
+
+// packages reads primary, filelists and other together and stores the packages in
+// batches.
+func (s *syncRun) packages(ctx context.Context, md *repodata.Repomd, files map[string]*os.File) error {
+	srcs := map[string]repodata.Source{}
+	for _, typ := range []string{"primary", "filelists", "other"} {
+		f := files[typ]
+		if f == nil {
+			continue
+		}
+		href := md.Record(typ).LocationHref
+		rc, err := open(f, href)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		srcs[typ] = repodata.Source{Name: href, R: rc}
+	}
+	pp := s.r.Progress("sync.parsing.packages", "Parsing Packages", -1)
+	var batch []*repodata.Package
+	err := repodata.ReadPackages(srcs["primary"], srcs["filelists"], srcs["other"], func(pkg *repodata.Package) error {
+		if pkg.Arch == "src" && slices.Contains(s.args.SkipTypes, "srpm") {
+			return nil
+		}
+		if _, err := content.CleanRelativePath(pkg.LocationHref); err != nil {
+			return fmt.Errorf("%s: package %s: location %q: %w", srcs["primary"].Name, pkg.NEVRA(), pkg.LocationHref, err)
+		}
+		batch = append(batch, pkg)
+		if len(batch) == batchSize {
+			if err := s.storePackages(ctx, batch); err != nil {
+				return err
+			}
+			pp.Add(int64(len(batch)))
+			batch = batch[:0]
+		}
+		return nil
+	})
+	if err == nil && len(batch) > 0 {
+		err = s.storePackages(ctx, batch)
+		pp.Add(int64(len(batch)))
+	}
+	pp.Finish(err)
+	return err
+}
+
+// packageKey is a package's natural key: its NEVRA and its checksum.
+func packageKey(p *repodata.Package) string {
+	return p.NEVRA() + " " + p.ChecksumType + ":" + p.PkgID
+}
+
+// storePackages writes a batch of packages with their fragments and remote sources.
+func (s *syncRun) storePackages(ctx context.Context, batch []*repodata.Package) error {
+	return s.p.db.Tx(ctx, func(tx *meta.Tx) error {
+		for _, pkg := range batch {
+			c, f, err := storePackage(ctx, tx, pkg, &s.remote.ID, content.JoinURL(s.base, pkg.LocationHref))
+			if err != nil {
+				return err
+			}
+			s.units = append(s.units, c.ID)
+			if f != nil {
+				s.fetch = append(s.fetch, f)
+			}
+		}
+		return nil
+	})
+}
+
+// storePackage writes one package unit (or finds it), its fragments, and where its file
+// comes from. It returns what must be downloaded when the file has no artifact yet.
+func storePackage(ctx context.Context, tx *meta.Tx, pkg *repodata.Package, remoteID *int64, url string) (meta.Content, *pkgToFetch, error) {
+	slim := *pkg
+	slim.Files, slim.Changelogs = nil, nil // they live in the fragments
+	attrs, err := json.Marshal(slim)
+	if err != nil {
+		return meta.Content{}, nil, err
+	}
+	digest := ""
+	if pkg.ChecksumType == "sha256" {
+		digest = strings.ToLower(pkg.PkgID)
+	}
+	size := pkg.SizePackage
+	file := meta.ContentFile{RelativePath: pkg.LocationHref, RemoteID: remoteID, URL: url, Size: &size, SHA256: digest}
+	if art, err := meta.ArtifactBySHA256(ctx, tx, digest); err == nil && digest != "" {
+		file.ArtifactID = &art.ID
+	}
+	c, created, err := meta.PutContent(ctx, tx, meta.Content{Type: PackageType, NaturalKey: packageKey(pkg), RepoKey: pkg.NEVRA(),
+		RelativePath: pkg.LocationHref, Digest: digest, Attrs: attrs}, []meta.ContentFile{file})
+	if err != nil {
+		return c, nil, err
+	}
+	if created {
+		if _, err := tx.Exec(ctx, `INSERT INTO rpm_fragments (content_id, primary_xml, filelists_xml, other_xml) VALUES (?, ?, ?, ?)
+			ON CONFLICT (content_id) DO NOTHING`, c.ID, string(repodata.PrimaryFragment(pkg)), string(repodata.FilelistsFragment(pkg)),
+			string(repodata.OtherFragment(pkg, 0))); err != nil {
+			return c, nil, fmt.Errorf("store metadata of %s: %w", pkg.NEVRA(), err)
+		}
+	}
+	if file.ArtifactID != nil {
+		return c, nil, nil
+	}
+	refs, err := meta.ContentFiles(ctx, tx, c.ID)
+	if err != nil {
+		return c, nil, err
+	}
+	for _, ref := range refs {
+		if ref.Artifact != nil {
+			return c, nil, nil
+		}
+	}
+	return c, &pkgToFetch{contentID: c.ID, href: pkg.LocationHref, url: url, size: size, sha256: digest}, nil
+}
+
+// download fetches the packages without a stored artifact (policy immediate).
+func (s *syncRun) download(ctx context.Context) error {
+	pd := s.r.Progress("sync.downloading.artifacts", "Downloading Artifacts", int64(len(s.fetch)))
+	err := content.Parallel(ctx, s.d.Concurrency(), s.fetch, func(f *pkgToFetch) string { return f.href },
+		func(ctx context.Context, f *pkgToFetch) error {
+			dg, err := content.FetchBlob(ctx, s.p.store, s.d, f.url, download.Expect{Size: f.size, SHA256: f.sha256})
+			if err != nil {
+				return err
+			}
+			art, _, err := meta.PutArtifact(ctx, s.p.db, content.Artifact(dg))
+			if err != nil {
+				return err
+			}
+			if err := meta.AttachArtifact(ctx, s.p.db, f.contentID, f.href, art.ID); err != nil {
+				return err
+			}
+			pd.Add(1)
+			return nil
+		})
+	pd.Finish(err)
+	return err
+}
+
+// units stores units without files in one transaction.
+func (s *syncRun) storeUnits(ctx context.Context, units []meta.Content) error {
+	return s.p.db.Tx(ctx, func(tx *meta.Tx) error {
+		for _, u := range units {
+			c, _, err := meta.PutContent(ctx, tx, u, nil)
+			if err != nil {
+				return err
+			}
+			s.units = append(s.units, c.ID)
+		}
+		return nil
+	})
+}
+
+func (s *syncRun) advisories(ctx context.Context, href string, f *os.File) error {
+	rc, err := open(f, href)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	var units []meta.Content
+	err = updateinfo.Parse(rc, href, func(u *updateinfo.Update) error {
+		attrs, err := json.Marshal(u)
+		if err != nil {
+			return err
+		}
+		units = append(units, meta.Content{Type: AdvisoryType, NaturalKey: u.ID + " " + u.Sum(), RepoKey: u.ID, Attrs: attrs})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	p := s.r.Progress("sync.parsing.advisories", "Parsing Advisories", int64(len(units)))
+	err = s.storeUnits(ctx, units)
+	p.Add(int64(len(units)))
+	p.Finish(err)
+	return err
+}
+
+func (s *syncRun) comps(ctx context.Context, href string, f *os.File) error {
+	rc, err := open(f, href)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	c, err := comps.Parse(rc, href)
+	if err != nil {
+		return err
+	}
+	var units []meta.Content
+	add := func(typ, id, digest string, v any) error {
+		attrs, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		units = append(units, meta.Content{Type: typ, NaturalKey: digest, RepoKey: id, Attrs: attrs})
+		return nil
+	}
+	for _, g := range c.Groups {
+		if err := add(GroupType, g.ID, g.Digest, g); err != nil {
+			return err
+		}
+	}
+	for _, x := range c.Categories {
+		if err := add(CategoryType, x.ID, x.Digest, x); err != nil {
+			return err
+		}
+	}
+	for _, x := range c.Environments {
+		if err := add(EnvironmentType, x.ID, x.Digest, x); err != nil {
+			return err
+		}
+	}
+	if c.Langpacks != nil {
+		if err := add(LangpacksType, "langpacks", c.Langpacks.Digest, c.Langpacks); err != nil {
+			return err
+		}
+	}
+	p := s.r.Progress("sync.parsing.comps", "Parsing Comps", int64(len(units)))
+	err = s.storeUnits(ctx, units)
+	p.Add(int64(len(units)))
+	p.Finish(err)
+	return err
+}
+
+func (s *syncRun) modules(ctx context.Context, href string, f *os.File) error {
+	rc, err := open(f, href)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	mf, err := modulemd.Parse(rc, href)
+	if err != nil {
+		return err
+	}
+	var units []meta.Content
+	add := func(typ, key, repoKey string, v any, snippet string) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		var m map[string]json.RawMessage
+		json.Unmarshal(b, &m)
+		m["snippet"], _ = json.Marshal(snippet)
+		attrs, _ := json.Marshal(m)
+		units = append(units, meta.Content{Type: typ, NaturalKey: key, RepoKey: repoKey, Attrs: attrs})
+		return nil
+	}
+	for _, m := range mf.Modules {
+		key := fmt.Sprintf("%s:%s:%d:%s:%s", m.Name, m.Stream, m.Version, m.Context, m.Arch)
+		if err := add(ModulemdType, key, key, m, m.Snippet); err != nil {
+			return err
+		}
+	}
+	for _, d := range mf.Defaults {
+		if err := add(DefaultsType, d.Module+" "+d.Digest(), d.Module, d, d.Snippet); err != nil {
+			return err
+		}
+	}
+	for _, o := range mf.Obsoletes {
+		key := o.Modified + " " + o.ModuleName + ":" + o.ModuleStream
+		if err := add(ObsoleteType, key, key, o, o.Snippet); err != nil {
+			return err
+		}
+	}
+	p := s.r.Progress("sync.parsing.modulemds", "Parsing Modulemd", int64(len(units)))
+	err = s.storeUnits(ctx, units)
+	p.Add(int64(len(units)))
+	p.Finish(err)
+	return err
+}

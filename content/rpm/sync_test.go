@@ -1,0 +1,189 @@
+package rpm_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"pith/blob"
+	"pith/blob/driver/fs"
+	"pith/content/rpm"
+	"pith/meta"
+	"pith/task"
+)
+
+const data = "../../../shared/data"
+
+// env is a database, a blob store, a running queue with the rpm tasks and a static
+// server of the shared test data.
+type env struct {
+	t     *testing.T
+	db    *meta.DB
+	store *blob.Store
+	q     *task.Queue
+	srv   *httptest.Server
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	dir := t.TempDir()
+	db, err := meta.Open(ctx, filepath.Join(dir, "pith.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	t.Cleanup(cancel)
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	drv, err := fs.New(filepath.Join(dir, "blobs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, _ := blob.New(drv, nil)
+	p := rpm.New(db, store, nil)
+	q := task.New(db, p.TaskFuncs(), task.Options{Workers: 1, Poll: 20 * time.Millisecond})
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(data)))
+	t.Cleanup(srv.Close)
+	return &env{t: t, db: db, store: store, q: q, srv: srv}
+}
+
+func (e *env) repo(name string) meta.Repository {
+	r, err := meta.CreateRepository(context.Background(), e.db, meta.Repository{Type: rpm.RepoType, Name: name})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return r
+}
+
+func (e *env) remote(name, path, policy string) meta.Remote {
+	m, err := meta.CreateRemote(context.Background(), e.db, meta.Remote{Type: rpm.RepoType, Name: name, URL: e.srv.URL + "/" + path, Policy: policy})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return m
+}
+
+// sync runs a sync task to its end and returns it.
+func (e *env) sync(repo meta.Repository, remote meta.Remote, policy string, skip ...string) task.Task {
+	e.t.Helper()
+	ctx := context.Background()
+	tk, err := e.q.Dispatch(ctx, task.Spec{Name: rpm.SyncTask, Args: rpm.SyncArgs{Repository: repo.PulpID, Remote: remote.PulpID,
+		SyncPolicy: policy, SkipTypes: skip, Optimize: true}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		tk, err = task.Get(ctx, e.db, tk.PulpID)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if task.Final(tk.State) {
+			return tk
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("sync still %s", tk.State)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (e *env) latest(repo meta.Repository) meta.Version {
+	e.t.Helper()
+	r, err := meta.RepositoryByID(context.Background(), e.db, repo.ID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	v, err := meta.VersionByNumber(context.Background(), e.db, r.ID, r.LatestVersion)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return v
+}
+
+// The zoo fixture synced on demand: every unit type counted; zoo2 mirrored removes what
+// zoo2 lacks, while an additive sync keeps it; an unchanged repository makes no version.
+func TestSyncZoo(t *testing.T) {
+	e := newEnv(t)
+	repo := e.repo("zoo")
+	zoo := e.remote("zoo", "yum-katello/zoo/", "on_demand")
+	if tk := e.sync(repo, zoo, rpm.Additive); tk.State != task.Completed {
+		t.Fatalf("sync: %s %s", tk.State, tk.Error)
+	}
+	v := e.latest(repo)
+	want := map[string]int64{rpm.PackageType: 20, rpm.AdvisoryType: 7, rpm.ModulemdType: 6, rpm.DefaultsType: 3,
+		rpm.GroupType: 2, rpm.CategoryType: 1, rpm.EnvironmentType: 1}
+	for typ, n := range want {
+		if v.Summary.Present[typ] != n {
+			t.Errorf("%s: %d present, want %d (summary %v)", typ, v.Summary.Present[typ], n, v.Summary.Present)
+		}
+	}
+	// Unchanged upstream, same settings: no new version.
+	if tk := e.sync(repo, zoo, rpm.Additive); tk.State != task.Completed || e.latest(repo).Number != v.Number {
+		t.Fatalf("unchanged re-sync: %s, version %d", tk.State, e.latest(repo).Number)
+	}
+	zoo2 := e.remote("zoo2", "yum-katello/zoo2/", "on_demand")
+	additive := e.repo("additive")
+	e.sync(additive, zoo, rpm.Additive)
+	if tk := e.sync(additive, zoo2, rpm.Additive); tk.State != task.Completed {
+		t.Fatalf("additive zoo2: %s %s", tk.State, tk.Error)
+	}
+	if n := e.latest(additive).Summary.Present[rpm.PackageType]; n < 20 {
+		t.Errorf("additive sync of zoo2 kept %d packages, want at least zoo's 20", n)
+	}
+	if tk := e.sync(repo, zoo2, rpm.MirrorContentOnly); tk.State != task.Completed {
+		t.Fatalf("mirror zoo2: %s %s", tk.State, tk.Error)
+	}
+	if n := e.latest(repo).Summary.Present[rpm.PackageType]; n != 14 {
+		t.Errorf("mirror sync of zoo2: %d packages, want zoo2's 14", n)
+	}
+}
+
+// Policy immediate stores every package, each verified against primary's checksum.
+func TestSyncImmediate(t *testing.T) {
+	e := newEnv(t)
+	repo := e.repo("zoo")
+	if tk := e.sync(repo, e.remote("zoo", "yum-katello/zoo", "immediate"), rpm.Additive, "srpm"); tk.State != task.Completed {
+		t.Fatalf("sync: %s %s", tk.State, tk.Error)
+	}
+	if n := e.latest(repo).Summary.Present[rpm.PackageType]; n != 19 {
+		t.Errorf("%d packages with srpm skipped, want 19", n)
+	}
+	var missing int
+	e.db.QueryRow(context.Background(), `SELECT count(*) FROM content_artifacts WHERE artifact_id IS NULL`).Scan(&missing)
+	if missing != 0 {
+		t.Errorf("%d package files without an artifact after an immediate sync", missing)
+	}
+}
+
+// Broken upstreams fail with an error naming the file and leave no version.
+func TestSyncBadInput(t *testing.T) {
+	e := newEnv(t)
+	for _, tc := range []struct {
+		path, want string
+	}{
+		{"yum-katello/nonexistent/", "repomd.xml"},
+		{"rpm-edge-cases/repo_00/", ""},
+	} {
+		repo := e.repo("bad-" + strings.ReplaceAll(tc.path, "/", "-"))
+		tk := e.sync(repo, e.remote("r-"+repo.Name, tc.path, "on_demand"), rpm.Additive)
+		if tc.want == "" {
+			continue
+		}
+		if tk.State != task.Failed || !strings.Contains(string(tk.Error), tc.want) {
+			t.Errorf("%s: %s %s, want failure naming %q", tc.path, tk.State, tk.Error, tc.want)
+		}
+		if v := e.latest(repo); v.Number != 0 {
+			t.Errorf("%s: version %d left after a failed sync", tc.path, v.Number)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"pith/content/file"
 	"pith/meta"
@@ -399,6 +400,25 @@ func selfLock(collection string) func(r *http.Request) ([]string, error) {
 	}
 }
 
+// syncRemote resolves the remote a sync uses: the one given (of the repository's type)
+// or the repository's own.
+func (s *Server) syncRemote(r *http.Request, repo meta.Repository, remote *string) (string, error) {
+	switch {
+	case remote != nil:
+		id, err := hrefOf("remote", *remote, "remotes/"+strings.ReplaceAll(repo.Type, ".", "/")+"/")
+		if err != nil {
+			return "", err
+		}
+		if _, err := meta.RemoteByPulpID(r.Context(), s.db, id); err != nil {
+			return "", badField("remote", "Invalid hyperlink - Object does not exist.")
+		}
+		return id, nil
+	case repo.RemotePulpID != nil:
+		return *repo.RemotePulpID, nil
+	}
+	return "", badField("remote", "This field is required since a remote is not set on the repository.")
+}
+
 func (s *Server) fileRepoSync(w http.ResponseWriter, r *http.Request) error {
 	repo, err := s.repoByPath(r)
 	if err != nil {
@@ -412,26 +432,15 @@ func (s *Server) fileRepoSync(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(raw, &in); err != nil {
 		return err
 	}
-	var remoteID string
-	switch {
-	case in.Remote != nil:
-		remoteID, err = hrefOf("remote", *in.Remote, "remotes/file/file/")
-		if err != nil {
-			return err
-		}
-		if _, err := meta.RemoteByPulpID(r.Context(), s.db, remoteID); err != nil {
-			return badField("remote", "Invalid hyperlink - Object does not exist.")
-		}
-	case repo.RemotePulpID != nil:
-		remoteID = *repo.RemotePulpID
-	default:
-		return badField("remote", "This field is required since a remote is not set on the repository.")
+	remoteID, err := s.syncRemote(r, repo, in.Remote)
+	if err != nil {
+		return err
 	}
 	t, err := s.dispatch(r, task.Spec{
 		Name:      file.SyncTask,
 		Args:      file.SyncArgs{Repository: repo.PulpID, Remote: remoteID, Mirror: in.Mirror},
 		Exclusive: []string{repoHref(repo.Type, repo.PulpID)},
-		Shared:    []string{remoteHref(fileType, remoteID)},
+		Shared:    []string{remoteHref(repo.Type, remoteID)},
 	})
 	if err != nil {
 		return err

@@ -185,6 +185,7 @@ func (s *Server) table(reg *openapi.Registry) []route {
 		list: &cl, responses: []openapi.Response{resp(200, pg(reg.Add("MultipleArtifactContentResponse", contentResponse{})))}, h: s.contentList("")})
 
 	s.fileTable(reg, add)
+	s.rpmTable(reg, add)
 
 	out := make([]route, 0, len(defs))
 	for _, d := range defs {

@@ -20,6 +20,7 @@ import (
 	"pith/blob/driver/sqlblob"
 	"pith/config"
 	"pith/content/file"
+	"pith/content/rpm"
 	"pith/meta"
 	"pith/serve"
 	"pith/task"
@@ -179,6 +180,9 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 		funcs[name] = fn
 	}
 	for name, fn := range ft.TaskFuncs() {
+		funcs[name] = fn
+	}
+	for name, fn := range rpm.New(db, store, inv.Invalidate).TaskFuncs() {
 		funcs[name] = fn
 	}
 	return &node{db: db, store: store, queue: q, api: a, content: content, log: log}, nil

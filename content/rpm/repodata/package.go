@@ -51,7 +51,7 @@ type Package struct {
 	Supplements []Dep `json:"supplements"`
 
 	Files      []File      `json:"files"`      // every file (filelists), not just primary's subset
-	Changelogs []Changelog `json:"changelogs"` // newest first, as in other.xml
+	Changelogs []Changelog `json:"changelogs"` // as other.xml lists them: oldest first (rpmfile gives header order, newest first)
 }
 
 // Dep is one capability (a requires, provides, ... entry). A rich dependency such as

@@ -12,7 +12,18 @@ const apiPath = "/pulp/api/v3/"
 
 // plural maps a content unit type label ("file.file") to its href segment ("file/files").
 var unitSegment = map[string]string{
-	"file.file": "file/files",
+	"file.file":              "file/files",
+	"rpm.package":            "rpm/packages",
+	"rpm.advisory":           "rpm/advisories",
+	"rpm.packagegroup":       "rpm/packagegroups",
+	"rpm.packagecategory":    "rpm/packagecategories",
+	"rpm.packageenvironment": "rpm/packageenvironments",
+	"rpm.packagelangpacks":   "rpm/packagelangpacks",
+	"rpm.modulemd":           "rpm/modulemds",
+	"rpm.modulemd_defaults":  "rpm/modulemd_defaults",
+	"rpm.modulemd_obsolete":  "rpm/modulemd_obsoletes",
+	"rpm.distribution_tree":  "rpm/distribution_trees",
+	"rpm.repo_metadata_file": "rpm/repo_metadata_files",
 }
 
 // typeSegment maps a repository/remote/publication/distribution type ("file.file") to its

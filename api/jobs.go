@@ -29,6 +29,7 @@ func (s *Server) TaskFuncs() map[string]task.Func {
 		"pulpcore.app.tasks.orphan.orphan_cleanup":     s.runOrphans,
 		"pulpcore.app.tasks.purge.purge":               s.runPurge,
 		uploadCleanupTask:                              s.runUploadCleanup,
+		copyTask:                                       s.runCopy,
 	}
 }
 

@@ -1,11 +1,16 @@
 package api
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 
 	"pith/api/openapi"
 	"pith/content/rpm"
+	"pith/meta"
 	"pith/task"
 )
 
@@ -14,6 +19,9 @@ func (s *Server) rpmTable(reg *openapi.Registry, add func(opDef)) {
 	s.typeTable(reg, add, typeRoutes{typ: rpmType, plugin: "rpm", name: "rpm", title: "Rpm", schema: "rpm.Rpm",
 		repo: rpmRepositoryIn{}, repoView: rpmRepositoryResponse{}, remote: rpmRemoteIn{}, remoteView: rpmRemoteResponse{},
 		dist: rpmDistributionIn{}, distView: rpmDistributionResponse{}, sync: s.rpmRepoSync, syncBody: rpmSyncIn{}, syncBodyName: "RpmRepositorySyncURL"})
+	async := reg.Add("AsyncOperationResponse", taskRef{})
+	add(opDef{id: "copy_content_2", method: "POST", path: "/pulp/api/v3/rpm/copy/", pattern: "/pulp/api/v3/rpm/copy/{$}", tag: "Rpm: Copy",
+		body: copyIn{}, bodyName: "Copy", media: jsonForms, responses: []openapi.Response{resp(202, async)}, h: s.rpmCopy})
 }
 
 type rpmSyncIn struct {
@@ -79,4 +87,154 @@ func (s *Server) rpmRepoSync(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return accepted(w, t)
+}
+
+// copyIn is the body of /rpm/copy/: the config entries and whether to solve
+// dependencies (pulp-glue adds that field to the reference schema).
+type copyIn struct {
+	Config            json.RawMessage `json:"config" openapi:"type=object,required"`
+	DependencySolving *bool           `json:"dependency_solving" openapi:"optional"`
+}
+
+type copyEntryIn struct {
+	SourceRepoVersion string   `json:"source_repo_version"`
+	DestRepo          string   `json:"dest_repo"`
+	DestBaseVersion   *int64   `json:"dest_base_version"`
+	Content           []string `json:"content"`
+}
+
+// CopyArgs are the arguments of the rpm copy task.
+type CopyArgs struct {
+	Entries []copyEntry `json:"entries"`
+}
+
+type copyEntry struct {
+	Source        string  `json:"source"` // repository pulp ID
+	SourceVersion int64   `json:"source_version"`
+	Dest          string  `json:"dest"`
+	DestBase      *int64  `json:"dest_base,omitempty"`
+	Content       []int64 `json:"content"` // nil: everything in the source version
+}
+
+const copyTask = "pulp_rpm.app.tasks.copy.copy_content"
+
+func (s *Server) rpmCopy(w http.ResponseWriter, r *http.Request) error {
+	var in copyIn
+	raw, err := readBody(r, &in, nil)
+	if err != nil {
+		return err
+	}
+	if err := requireFields(raw, "config"); err != nil {
+		return err
+	}
+	if err := decode(raw, &in); err != nil {
+		return err
+	}
+	if in.DependencySolving == nil || *in.DependencySolving {
+		return badField("dependency_solving", "Dependency solving is not supported by this server yet; pass dependency_solving=false to copy the units named.")
+	}
+	var entries []copyEntryIn
+	dec := json.NewDecoder(bytes.NewReader(in.Config))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&entries); err != nil || len(entries) == 0 {
+		return badField("config", "Must be a non-empty list of {source_repo_version, dest_repo, dest_base_version, content}: %v", err)
+	}
+	ctx := r.Context()
+	var a CopyArgs
+	var exclusive, shared []string
+	for i, e := range entries {
+		field := fmt.Sprintf("config[%d]", i)
+		srcID, n, err := versionOf(field+".source_repo_version", e.SourceRepoVersion, "repositories/rpm/rpm/")
+		if err != nil {
+			return err
+		}
+		src, err := meta.RepositoryByPulpID(ctx, s.db, srcID)
+		if err != nil {
+			return badField(field+".source_repo_version", "Invalid hyperlink - Object does not exist.")
+		}
+		if _, err := meta.VersionByNumber(ctx, s.db, src.ID, n); err != nil {
+			return badField(field+".source_repo_version", "Version %d of repository %s does not exist.", n, src.Name)
+		}
+		destID, err := hrefOf(field+".dest_repo", e.DestRepo, "repositories/rpm/rpm/")
+		if err != nil {
+			return err
+		}
+		dest, err := meta.RepositoryByPulpID(ctx, s.db, destID)
+		if err != nil {
+			return badField(field+".dest_repo", "Invalid hyperlink - Object does not exist.")
+		}
+		if e.DestBaseVersion != nil {
+			if _, err := meta.VersionByNumber(ctx, s.db, dest.ID, *e.DestBaseVersion); err != nil {
+				return badField(field+".dest_base_version", "Version %d of repository %s does not exist.", *e.DestBaseVersion, dest.Name)
+			}
+		}
+		ce := copyEntry{Source: src.PulpID, SourceVersion: n, Dest: dest.PulpID, DestBase: e.DestBaseVersion}
+		if e.Content != nil {
+			ids, err := s.contentIDs(ctx, field+".content", e.Content)
+			if err != nil {
+				return err
+			}
+			have, err := meta.VersionContentIDs(ctx, s.db, src.ID, n)
+			if err != nil {
+				return err
+			}
+			in := map[int64]bool{}
+			for _, id := range have {
+				in[id] = true
+			}
+			for j, id := range ids {
+				if !in[id] {
+					return badField(field+".content", "%s is not in the source repository version.", e.Content[j])
+				}
+			}
+			ce.Content = ids
+		}
+		a.Entries = append(a.Entries, ce)
+		exclusive = append(exclusive, repoHref(rpmType, dest.PulpID))
+		shared = append(shared, repoHref(rpmType, src.PulpID))
+	}
+	t, err := s.dispatch(r, task.Spec{Name: copyTask, Args: a, Exclusive: exclusive, Shared: shared})
+	if err != nil {
+		return err
+	}
+	return accepted(w, t)
+}
+
+// runCopy adds the units of each entry to its destination: one new version per
+// destination repository.
+func (s *Server) runCopy(ctx context.Context, r *task.Run) error {
+	var a CopyArgs
+	if err := r.Args(&a); err != nil {
+		return err
+	}
+	var order []string
+	adds := map[string]*meta.Change{}
+	for _, e := range a.Entries {
+		src, err := meta.RepositoryByPulpID(ctx, s.db, e.Source)
+		if err != nil {
+			return err
+		}
+		ids := e.Content
+		if ids == nil {
+			if ids, err = meta.VersionContentIDs(ctx, s.db, src.ID, e.SourceVersion); err != nil {
+				return err
+			}
+		}
+		ch := adds[e.Dest]
+		if ch == nil {
+			ch = &meta.Change{}
+			adds[e.Dest] = ch
+			order = append(order, e.Dest)
+		}
+		if e.DestBase != nil {
+			ch.Base = e.DestBase
+		}
+		ch.Add = append(ch.Add, ids...)
+	}
+	for _, dest := range order {
+		if err := s.newVersion(ctx, r, dest, *adds[dest]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

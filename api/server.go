@@ -23,6 +23,7 @@ var Versions = []struct{ Component, Version, Package, Module string }{
 	{"core", "3.105.25", "pulpcore", "pulpcore.app"},
 	{"file", "3.105.25", "pulpcore", "pulp_file.app"},
 	{"certguard", "3.105.25", "pulpcore", "pulp_certguard.app"},
+	{"rpm", "3.35.6", "pulp-rpm", "pulp_rpm.app"},
 }
 
 // Invalidator is told when what the content app serves may have changed.

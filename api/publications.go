@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"pith/content/file"
 	"pith/meta"
@@ -69,6 +70,14 @@ func pubListSpec(typ string) listSpec {
 	return listSpec{filters: fs, ordering: ordering("p", map[string]string{"pulp_id": "pulp_id", "pulp_created": "created", "pulp_last_updated": "updated"})}
 }
 
+// renderPub shows a publication as its type's response.
+func (s *Server) renderPub(p meta.Publication, dists []string) any {
+	if p.Type == rpmType {
+		return renderRpmPub(p)
+	}
+	return s.renderFilePub(p, dists)
+}
+
 func (s *Server) renderFilePub(p meta.Publication, dists []string) filePublicationResponse {
 	var a filePubAttrs
 	json.Unmarshal(p.Attrs, &a)
@@ -113,7 +122,7 @@ func (s *Server) pubList(typ string) func(w http.ResponseWriter, r *http.Request
 			if err != nil {
 				return err
 			}
-			items[i] = s.renderFilePub(p, dists)
+			items[i] = s.renderPub(p, dists)
 		}
 		return writePage(w, r, q, total, items)
 	}
@@ -128,7 +137,7 @@ func (s *Server) pubRead(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeOne(w, r, http.StatusOK, s.renderFilePub(p, dists))
+	return writeOne(w, r, http.StatusOK, s.renderPub(p, dists))
 }
 
 func (s *Server) pubDelete(w http.ResponseWriter, r *http.Request) error {
@@ -144,6 +153,40 @@ func (s *Server) pubDelete(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// pubSource resolves what a publication publishes: a repository version, or the latest
+// version of a repository; the collection is the publication type's repositories.
+func (s *Server) pubSource(r *http.Request, repository, version *string) (meta.Repository, int64, error) {
+	collection := "repositories/" + strings.TrimPrefix(strings.TrimSuffix(r.URL.Path, "/"), "/pulp/api/v3/publications/") + "/"
+	switch {
+	case repository != nil && version != nil:
+		return meta.Repository{}, 0, fieldError{"non_field_errors": {"Only one of the attributes 'repository' and 'repository_version' may be provided."}}
+	case version != nil:
+		id, num, err := versionOf("repository_version", *version, collection)
+		if err != nil {
+			return meta.Repository{}, 0, err
+		}
+		repo, err := meta.RepositoryByPulpID(r.Context(), s.db, id)
+		if err != nil {
+			return repo, 0, badField("repository_version", "Invalid hyperlink - Object does not exist.")
+		}
+		if _, err := meta.VersionByNumber(r.Context(), s.db, repo.ID, num); err != nil {
+			return repo, 0, badField("repository_version", "Invalid hyperlink - Object does not exist.")
+		}
+		return repo, num, nil
+	case repository != nil:
+		id, err := hrefOf("repository", *repository, collection)
+		if err != nil {
+			return meta.Repository{}, 0, err
+		}
+		repo, err := meta.RepositoryByPulpID(r.Context(), s.db, id)
+		if err != nil {
+			return repo, 0, badField("repository", "Invalid hyperlink - Object does not exist.")
+		}
+		return repo, repo.LatestVersion, nil
+	}
+	return meta.Repository{}, 0, fieldError{"non_field_errors": {"Either the 'repository' or 'repository_version' need to be specified."}}
+}
+
 func (s *Server) pubCreate(w http.ResponseWriter, r *http.Request) error {
 	var in filePublicationIn
 	raw, err := readBody(r, &in, nil)
@@ -156,34 +199,9 @@ func (s *Server) pubCreate(w http.ResponseWriter, r *http.Request) error {
 	if in.Checkpoint {
 		return badField("checkpoint", "Checkpoint publications are not supported by this server yet.")
 	}
-	var repo meta.Repository
-	var n int64
-	switch {
-	case in.Repository != nil && in.RepositoryVersion != nil:
-		return fieldError{"non_field_errors": {"Only one of the attributes 'repository' and 'repository_version' may be provided."}}
-	case in.RepositoryVersion != nil:
-		id, num, err := versionOf("repository_version", *in.RepositoryVersion, "repositories/file/file/")
-		if err != nil {
-			return err
-		}
-		if repo, err = meta.RepositoryByPulpID(r.Context(), s.db, id); err != nil {
-			return badField("repository_version", "Invalid hyperlink - Object does not exist.")
-		}
-		if _, err := meta.VersionByNumber(r.Context(), s.db, repo.ID, num); err != nil {
-			return badField("repository_version", "Invalid hyperlink - Object does not exist.")
-		}
-		n = num
-	case in.Repository != nil:
-		id, err := hrefOf("repository", *in.Repository, "repositories/file/file/")
-		if err != nil {
-			return err
-		}
-		if repo, err = meta.RepositoryByPulpID(r.Context(), s.db, id); err != nil {
-			return badField("repository", "Invalid hyperlink - Object does not exist.")
-		}
-		n = repo.LatestVersion
-	default:
-		return fieldError{"non_field_errors": {"Either the 'repository' or 'repository_version' need to be specified."}}
+	repo, n, err := s.pubSource(r, in.Repository, in.RepositoryVersion)
+	if err != nil {
+		return err
 	}
 	manifest := "PULP_MANIFEST"
 	var attrs fileRepoAttrs

@@ -20,6 +20,21 @@ func (s *Server) rpmTable(reg *openapi.Registry, add func(opDef)) {
 		repo: rpmRepositoryIn{}, repoView: rpmRepositoryResponse{}, remote: rpmRemoteIn{}, remoteView: rpmRemoteResponse{},
 		dist: rpmDistributionIn{}, distView: rpmDistributionResponse{}, sync: s.rpmRepoSync, syncBody: rpmSyncIn{}, syncBodyName: "RpmRepositorySyncURL"})
 	async := reg.Add("AsyncOperationResponse", taskRef{})
+	pg := reg.Paginated
+	r := func(code int, schema string) []openapi.Response { return []openapi.Response{resp(code, schema)} }
+	pub := reg.Add("rpm.RpmPublicationResponse", rpmPublicationResponse{})
+	pl := pubListSpec(rpmType)
+	const ppat = "/pulp/api/v3/publications/rpm/rpm/"
+	const ph = "{rpm_rpm_publication_href}"
+	const ptag = "Publications: Rpm"
+	add(opDef{id: "publications_rpm_rpm_list", method: "GET", path: ppat, pattern: ppat + "{$}", tag: ptag,
+		list: &pl, responses: r(200, pg(pub)), h: s.pubList(rpmType)})
+	add(opDef{id: "publications_rpm_rpm_create", method: "POST", path: ppat, pattern: ppat + "{$}", tag: ptag,
+		body: rpmPublicationIn{}, bodyName: "rpm.RpmPublication", media: jsonForms, responses: r(202, async), h: s.rpmPubCreate})
+	add(opDef{id: "publications_rpm_rpm_read", method: "GET", path: ph, pattern: ppat + "{id}/{$}", tag: ptag, detail: true,
+		responses: r(200, pub), h: s.pubRead})
+	add(opDef{id: "publications_rpm_rpm_delete", method: "DELETE", path: ph, pattern: ppat + "{id}/{$}", tag: ptag,
+		responses: r(204, ""), h: s.pubDelete})
 	add(opDef{id: "copy_content_2", method: "POST", path: "/pulp/api/v3/rpm/copy/", pattern: "/pulp/api/v3/rpm/copy/{$}", tag: "Rpm: Copy",
 		body: copyIn{}, bodyName: "Copy", media: jsonForms, responses: []openapi.Response{resp(202, async)}, h: s.rpmCopy})
 }
@@ -237,4 +252,63 @@ func (s *Server) runCopy(ctx context.Context, r *task.Run) error {
 		}
 	}
 	return nil
+}
+
+func renderRpmPub(p meta.Publication) rpmPublicationResponse {
+	var a rpm.PubAttrs
+	json.Unmarshal(p.Attrs, &a)
+	layout := a.Layout
+	return rpmPublicationResponse{
+		PulpHref: pubHref(p.Type, p.PulpID), Prn: prn("rpm.rpmpublication", p.PulpID), PulpCreated: ts(p.Created), PulpLastUpdated: ts(p.Updated),
+		RepositoryVersion: versionHref(rpmType, p.RepoPulpID, p.VersionNumber), Repository: repoHref(rpmType, p.RepoPulpID),
+		ChecksumType: a.ChecksumType, MetadataChecksumType: a.ChecksumType, PackageChecksumType: a.ChecksumType,
+		RepoConfig: json.RawMessage("{}"), CompressionType: a.CompressionType, Layout: &layout,
+	}
+}
+
+// rpmPubCreate publishes a version, with the publication's options or else the
+// repository's.
+func (s *Server) rpmPubCreate(w http.ResponseWriter, r *http.Request) error {
+	var in rpmPublicationIn
+	raw, err := readBody(r, &in, nil)
+	if err != nil {
+		return err
+	}
+	if err := decode(raw, &in); err != nil {
+		return err
+	}
+	if in.Checkpoint {
+		return badField("checkpoint", "Checkpoint publications are not supported by this server yet.")
+	}
+	if err := checkRpmOptions(in.ChecksumType, in.CompressionType, in.Layout, in.RepoConfig); err != nil {
+		return err
+	}
+	repo, n, err := s.pubSource(r, in.Repository, in.RepositoryVersion)
+	if err != nil {
+		return err
+	}
+	var ra rpmRepoAttrs
+	json.Unmarshal(repo.Attrs, &ra)
+	pick := func(v, repoV *string, def string) string {
+		switch {
+		case v != nil:
+			return *v
+		case repoV != nil:
+			return *repoV
+		}
+		return def
+	}
+	a := rpm.PublishArgs{Repository: repo.PulpID, Version: n, ChecksumType: pick(in.ChecksumType, ra.ChecksumType, "sha256"),
+		Compression: pick(in.CompressionType, ra.CompressionType, "gz"), Layout: pick(in.Layout, ra.Layout, "nested_alphabetically")}
+	if a.ChecksumType == "unknown" {
+		a.ChecksumType = "sha256"
+	}
+	if a.Layout != "nested_alphabetically" && a.Layout != "flat" {
+		return badField("layout", "The %s layout is not supported by this server yet (nested_alphabetically, flat).", a.Layout)
+	}
+	t, err := s.dispatch(r, task.Spec{Name: rpm.PublishTask, Args: a, Shared: []string{repoHref(repo.Type, repo.PulpID)}})
+	if err != nil {
+		return err
+	}
+	return accepted(w, t)
 }

@@ -99,3 +99,32 @@ type rpmDistributionResponse struct {
 	distResponse
 	rpmDistAttrs
 }
+
+type rpmPublicationIn struct {
+	RepositoryVersion *string         `json:"repository_version" openapi:"format=uri"`
+	Repository        *string         `json:"repository" openapi:"format=uri,desc=A URI of the repository to be published."`
+	Checkpoint        bool            `json:"checkpoint" openapi:"optional"`
+	ChecksumType      *string         `json:"checksum_type" openapi:"enum=unknown|md5|sha1|sha224|sha256|sha384|sha512,optional"`
+	RepoConfig        json.RawMessage `json:"repo_config"`
+	CompressionType   *string         `json:"compression_type" openapi:"enum=zstd|gz|none,optional"`
+	Layout            *string         `json:"layout" openapi:"enum=nested_alphabetically|flat|nested_by_digest|nested_by_both,nullable"`
+}
+
+type rpmPublicationResponse struct {
+	PulpHref             string          `json:"pulp_href" openapi:"format=uri,readOnly"`
+	Prn                  string          `json:"prn" openapi:"readOnly"`
+	PulpCreated          string          `json:"pulp_created" openapi:"format=date-time,readOnly"`
+	PulpLastUpdated      string          `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
+	RepositoryVersion    string          `json:"repository_version" openapi:"format=uri"`
+	Repository           string          `json:"repository" openapi:"format=uri"`
+	Checkpoint           bool            `json:"checkpoint"`
+	ChecksumType         string          `json:"checksum_type"`
+	MetadataChecksumType string          `json:"metadata_checksum_type" openapi:"readOnly"`
+	PackageChecksumType  string          `json:"package_checksum_type" openapi:"readOnly"`
+	Gpgcheck             int64           `json:"gpgcheck" openapi:"readOnly"`
+	RepoGpgcheck         int64           `json:"repo_gpgcheck" openapi:"readOnly"`
+	SqliteMetadata       bool            `json:"sqlite_metadata" openapi:"readOnly"`
+	RepoConfig           json.RawMessage `json:"repo_config"`
+	CompressionType      string          `json:"compression_type"`
+	Layout               *string         `json:"layout" openapi:"nullable"`
+}

@@ -22,7 +22,8 @@ const (
 
 // Task names, as Pulp names them (clients filter task lists by name).
 const (
-	SyncTask = "pulp_rpm.app.tasks.synchronizing.synchronize"
+	SyncTask    = "pulp_rpm.app.tasks.synchronizing.synchronize"
+	PublishTask = "pulp_rpm.app.tasks.publishing.publish"
 )
 
 // Plugin runs the rpm type's tasks.
@@ -43,7 +44,7 @@ func New(db *meta.DB, store *blob.Store, invalidate func()) *Plugin {
 
 // TaskFuncs are the plugin's task functions by name.
 func (p *Plugin) TaskFuncs() map[string]task.Func {
-	return map[string]task.Func{SyncTask: p.runSync}
+	return map[string]task.Func{SyncTask: p.runSync, PublishTask: p.runPublish}
 }
 
 // Sync policies (sync_policy).

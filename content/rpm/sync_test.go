@@ -75,12 +75,19 @@ func (e *env) remote(name, path, policy string) meta.Remote {
 // sync runs a sync task to its end and returns it.
 func (e *env) sync(repo meta.Repository, remote meta.Remote, policy string, skip ...string) task.Task {
 	e.t.Helper()
-	ctx := context.Background()
-	tk, err := e.q.Dispatch(ctx, task.Spec{Name: rpm.SyncTask, Args: rpm.SyncArgs{Repository: repo.PulpID, Remote: remote.PulpID,
+	tk, err := e.q.Dispatch(context.Background(), task.Spec{Name: rpm.SyncTask, Args: rpm.SyncArgs{Repository: repo.PulpID, Remote: remote.PulpID,
 		SyncPolicy: policy, SkipTypes: skip, Optimize: true}})
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	return e.wait(tk)
+}
+
+// wait polls a task until it is final.
+func (e *env) wait(tk task.Task) task.Task {
+	e.t.Helper()
+	ctx := context.Background()
+	var err error
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		tk, err = task.Get(ctx, e.db, tk.PulpID)

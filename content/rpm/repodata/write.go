@@ -1,6 +1,7 @@
 package repodata
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 )
@@ -229,4 +230,24 @@ func textElem(b []byte, indent, name, text string) []byte {
 	b = append(b, "</"...)
 	b = append(b, name...)
 	return append(b, ">\n"...)
+}
+
+// Relocate returns a primary fragment whose <location> says href, without xml:base: a
+// publication serves each package at a path of its own layout, next to its metadata.
+// A fragment without a <location> element is returned unchanged.
+func Relocate(frag []byte, href string) []byte {
+	start := bytes.Index(frag, []byte("<location "))
+	if start < 0 {
+		return frag
+	}
+	end := bytes.Index(frag[start:], []byte("/>"))
+	if end < 0 {
+		return frag
+	}
+	out := make([]byte, 0, len(frag)+len(href))
+	out = append(out, frag[:start]...)
+	out = append(out, `<location href="`...)
+	out = escape(out, href, escAttr)
+	out = append(out, `"`...)
+	return append(out, frag[start+end:]...)
 }

@@ -178,3 +178,14 @@ func TestDocumentWriter(t *testing.T) {
 		t.Error("write after close: no error")
 	}
 }
+
+func TestRelocate(t *testing.T) {
+	p := &Package{Name: "a&b", Epoch: "0", Version: "1", Release: "1", Arch: "noarch", PkgID: "ab", ChecksumType: "sha256",
+		LocationHref: "old/a&b.rpm", LocationBase: "http://mirror/"}
+	got := Relocate(PrimaryFragment(p), "Packages/a/a&b.rpm")
+	q := *p
+	q.LocationHref, q.LocationBase = "Packages/a/a&b.rpm", ""
+	if want := PrimaryFragment(&q); !bytes.Equal(got, want) {
+		t.Fatalf("Relocate:\n%s\nwant\n%s", got, want)
+	}
+}

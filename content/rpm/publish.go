@@ -1,0 +1,344 @@
+package rpm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"pith/blob"
+	"pith/content"
+	"pith/content/rpm/comps"
+	"pith/content/rpm/modulemd"
+	"pith/content/rpm/repodata"
+	"pith/content/rpm/updateinfo"
+	"pith/meta"
+	"pith/task"
+)
+
+// PublishArgs are the arguments of a publish task.
+type PublishArgs struct {
+	Repository   string `json:"repository"`
+	Version      int64  `json:"version"`
+	ChecksumType string `json:"checksum_type"`    // of the metadata; "sha256" by default
+	Compression  string `json:"compression_type"` // "gz" (default), "zstd" or "none"
+	Layout       string `json:"layout"`           // "nested_alphabetically" (default) or "flat"
+}
+
+// PubAttrs are what an rpm publication records (its attrs).
+type PubAttrs struct {
+	ChecksumType    string `json:"checksum_type"`
+	CompressionType string `json:"compression_type"`
+	Layout          string `json:"layout"`
+}
+
+func (p *Plugin) runPublish(ctx context.Context, r *task.Run) error {
+	var a PublishArgs
+	if err := r.Args(&a); err != nil {
+		return err
+	}
+	repo, err := meta.RepositoryByPulpID(ctx, p.db, a.Repository)
+	if err != nil {
+		return err
+	}
+	pub, err := p.Publish(ctx, r, repo, a)
+	if err != nil {
+		return err
+	}
+	r.Created("/pulp/api/v3/publications/rpm/rpm/" + pub.PulpID + "/")
+	return nil
+}
+
+// inVersion is the SQL condition that unit c is in version ? of repository ?.
+const inVersion = `EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = c.id AND rc.repository_id = ?
+	AND rc.version_added <= ? AND (rc.version_removed IS NULL OR rc.version_removed > ?))`
+
+// packagePath is where a publication serves a package.
+func packagePath(layout, location string) string {
+	name := path.Base(location)
+	if layout == "flat" {
+		return name
+	}
+	return "Packages/" + strings.ToLower(name[:1]) + "/" + name
+}
+
+// Publish writes a yum repository for version a.Version of repo: the packages at the
+// paths of the layout, repodata assembled from the fragments stored at import, and
+// repomd.xml last. Nothing is served until the publication row exists.
+func (p *Plugin) Publish(ctx context.Context, r *task.Run, repo meta.Repository, a PublishArgs) (meta.Publication, error) {
+	if a.ChecksumType == "" {
+		a.ChecksumType = "sha256"
+	}
+	if a.Compression == "" {
+		a.Compression = string(repodata.Gzip)
+	}
+	if a.Layout == "" {
+		a.Layout = "nested_alphabetically"
+	}
+	if _, err := meta.VersionByNumber(ctx, p.db, repo.ID, a.Version); err != nil {
+		return meta.Publication{}, err
+	}
+	pw := &pubWriter{p: p, ctx: ctx, a: a}
+	var files []meta.PublishedFile
+	prog := r.Progress("publish.generating_metadata", "Generating repository metadata", -1)
+	pkgFiles, err := pw.packages(repo.ID, a.Version)
+	if err != nil {
+		prog.Finish(err)
+		return meta.Publication{}, err
+	}
+	files = append(files, pkgFiles...)
+	for _, step := range []func(int64, int64) error{pw.advisories, pw.comps, pw.modules} {
+		if err := step(repo.ID, a.Version); err != nil {
+			prog.Finish(err)
+			return meta.Publication{}, err
+		}
+	}
+	md := repodata.Repomd{Revision: strconv.FormatInt(time.Now().Unix(), 10), Records: pw.records}
+	art, err := pw.put(strings.NewReader(string(md.Bytes())))
+	if err != nil {
+		prog.Finish(err)
+		return meta.Publication{}, err
+	}
+	pw.files = append(pw.files, meta.PublishedFile{RelativePath: "repodata/repomd.xml", ArtifactID: &art.ID})
+	files = append(files, pw.files...)
+	prog.Finish(nil)
+
+	attrs, _ := json.Marshal(PubAttrs{ChecksumType: a.ChecksumType, CompressionType: a.Compression, Layout: a.Layout})
+	var pub meta.Publication
+	err = p.db.Tx(ctx, func(tx *meta.Tx) error {
+		var err error
+		pub, err = meta.CreatePublication(ctx, tx, meta.Publication{Type: RepoType, RepositoryID: repo.ID, VersionNumber: a.Version, Attrs: attrs}, files)
+		return err
+	})
+	if err != nil {
+		return pub, err
+	}
+	p.invalidate()
+	return pub, nil
+}
+
+// pubWriter stores a publication's metadata files as they are written.
+type pubWriter struct {
+	p       *Plugin
+	ctx     context.Context
+	a       PublishArgs
+	records []repodata.Record
+	files   []meta.PublishedFile
+}
+
+// put stores r as an artifact.
+func (w *pubWriter) put(r io.Reader) (meta.Artifact, error) {
+	dg, err := w.p.store.Put(w.ctx, r, blob.Expect{Size: -1})
+	if err != nil {
+		return meta.Artifact{}, err
+	}
+	a, _, err := meta.PutArtifact(w.ctx, w.p.db, content.Artifact(dg))
+	return a, err
+}
+
+// metadata writes one repodata file with write, compressed and measured in one pass, and
+// records it in repomd.xml and the publication.
+func (w *pubWriter) metadata(typ string, compress bool, write func(io.Writer) error) error {
+	bw, err := w.p.store.NewWriter(w.ctx)
+	if err != nil {
+		return err
+	}
+	defer bw.Cancel(w.ctx)
+	c := repodata.Compression(w.a.Compression)
+	if !compress {
+		c = repodata.None
+	}
+	cw, err := repodata.NewCompressWriter(bw, c, w.a.ChecksumType)
+	if err != nil {
+		return err
+	}
+	if err := write(cw); err != nil {
+		return fmt.Errorf("write %s: %w", typ, err)
+	}
+	if err := cw.Close(); err != nil {
+		return err
+	}
+	sums := cw.Sums()
+	dg, err := bw.Commit(w.ctx, blob.Expect{Size: sums.Size})
+	if err != nil {
+		return err
+	}
+	art, _, err := meta.PutArtifact(w.ctx, w.p.db, content.Artifact(dg))
+	if err != nil {
+		return err
+	}
+	name := typ + ".xml"
+	if typ == "modules" {
+		name = "modules.yaml"
+	}
+	href := "repodata/" + sums.Checksum + "-" + name + c.Ext()
+	w.records = append(w.records, sums.Record(typ, href, time.Now().Unix()))
+	w.files = append(w.files, meta.PublishedFile{RelativePath: href, ArtifactID: &art.ID})
+	return nil
+}
+
+// packages writes primary, filelists and other from the stored fragments, and returns
+// where each package is served.
+func (w *pubWriter) packages(repoID, n int64) ([]meta.PublishedFile, error) {
+	var count int
+	if err := w.p.db.QueryRow(w.ctx, `SELECT count(*) FROM contents c WHERE c.type = ? AND `+inVersion,
+		PackageType, repoID, n, n).Scan(&count); err != nil {
+		return nil, err
+	}
+	kinds := []repodata.Kind{repodata.Primary, repodata.Filelists, repodata.Other}
+	names := []string{"primary", "filelists", "other"}
+	var files []meta.PublishedFile
+	paths := map[string]bool{}
+	for i, kind := range kinds {
+		col := []string{"f.primary_xml", "f.filelists_xml", "f.other_xml"}[i]
+		err := w.metadata(names[i], true, func(out io.Writer) error {
+			dw := repodata.NewDocumentWriter(out, kind, count)
+			rows, err := w.p.db.Query(w.ctx, `SELECT c.relative_path, ca.id, `+col+` FROM contents c
+				JOIN rpm_fragments f ON f.content_id = c.id
+				JOIN content_artifacts ca ON ca.content_id = c.id
+				WHERE c.type = ? AND `+inVersion+` ORDER BY c.id`, PackageType, repoID, n, n)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var location, frag string
+				var caID int64
+				if err := rows.Scan(&location, &caID, &frag); err != nil {
+					return err
+				}
+				served := packagePath(w.a.Layout, location)
+				b := []byte(frag)
+				if kind == repodata.Primary {
+					if paths[served] {
+						return fmt.Errorf("two packages of version %d are named %s", n, path.Base(location))
+					}
+					paths[served] = true
+					b = repodata.Relocate(b, served)
+					files = append(files, meta.PublishedFile{RelativePath: served, ContentArtifactID: &caID})
+				}
+				if err := dw.WriteFragment(b); err != nil {
+					return err
+				}
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			return dw.Close()
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// units reads the attrs of the units of a type in a version.
+func (w *pubWriter) units(typ string, repoID, n int64, fn func(attrs []byte) error) (int, error) {
+	rows, err := w.p.db.Query(w.ctx, `SELECT c.attrs FROM contents c WHERE c.type = ? AND `+inVersion+` ORDER BY c.repo_key, c.id`,
+		typ, repoID, n, n)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	count := 0
+	for rows.Next() {
+		var attrs string
+		if err := rows.Scan(&attrs); err != nil {
+			return count, err
+		}
+		if err := fn([]byte(attrs)); err != nil {
+			return count, err
+		}
+		count++
+	}
+	return count, rows.Err()
+}
+
+func (w *pubWriter) advisories(repoID, n int64) error {
+	var us []*updateinfo.Update
+	if _, err := w.units(AdvisoryType, repoID, n, func(b []byte) error {
+		u := &updateinfo.Update{}
+		us = append(us, u)
+		return json.Unmarshal(b, u)
+	}); err != nil || len(us) == 0 {
+		return err
+	}
+	return w.metadata("updateinfo", true, func(out io.Writer) error {
+		uw := updateinfo.NewWriter(out)
+		for _, u := range us {
+			if err := uw.Write(u); err != nil {
+				return err
+			}
+		}
+		return uw.Close()
+	})
+}
+
+func (w *pubWriter) comps(repoID, n int64) error {
+	c := &comps.Comps{}
+	total := 0
+	for _, t := range []struct {
+		typ string
+		add func([]byte) error
+	}{
+		{GroupType, func(b []byte) error { return decodeAppend(b, &c.Groups) }},
+		{CategoryType, func(b []byte) error { return decodeAppend(b, &c.Categories) }},
+		{EnvironmentType, func(b []byte) error { return decodeAppend(b, &c.Environments) }},
+		{LangpacksType, func(b []byte) error { c.Langpacks = &comps.Langpacks{}; return json.Unmarshal(b, c.Langpacks) }},
+	} {
+		k, err := w.units(t.typ, repoID, n, t.add)
+		if err != nil {
+			return err
+		}
+		total += k
+	}
+	if total == 0 {
+		return nil
+	}
+	return w.metadata("group", false, func(out io.Writer) error { return comps.Write(out, c) })
+}
+
+func (w *pubWriter) modules(repoID, n int64) error {
+	var snippets []string
+	for _, typ := range []string{ModulemdType, DefaultsType, ObsoleteType} {
+		if _, err := w.units(typ, repoID, n, func(b []byte) error {
+			var s struct {
+				Snippet string `json:"snippet"`
+			}
+			if err := json.Unmarshal(b, &s); err != nil {
+				return err
+			}
+			snippets = append(snippets, s.Snippet)
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	if len(snippets) == 0 {
+		return nil
+	}
+	return w.metadata("modules", true, func(out io.Writer) error {
+		mw := modulemd.NewWriter(out)
+		for _, s := range snippets {
+			if err := mw.WriteSnippet(s); err != nil {
+				return err
+			}
+		}
+		return mw.Close()
+	})
+}
+
+// decodeAppend decodes a JSON value and appends it to a slice.
+func decodeAppend[T any](b []byte, to *[]T) error {
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*to = append(*to, v)
+	return nil
+}

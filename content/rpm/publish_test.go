@@ -1,0 +1,89 @@
+package rpm_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"pith/content/rpm"
+	"pith/content/rpm/repodata"
+	"pith/meta"
+	"pith/serve"
+	"pith/task"
+)
+
+// A published version, served by the content app, is a yum repository: syncing it
+// again gives the same units, and repomd.xml lists what was published.
+func TestPublishRoundTrip(t *testing.T) {
+	for _, policy := range []string{"immediate", "on_demand"} {
+		t.Run(policy, func(t *testing.T) {
+			e := newEnv(t)
+			ctx := context.Background()
+			repo := e.repo("zoo")
+			if tk := e.sync(repo, e.remote("zoo", "yum-katello/zoo/", policy), rpm.Additive); tk.State != task.Completed {
+				t.Fatalf("sync: %s %s", tk.State, tk.Error)
+			}
+			v := e.latest(repo)
+			tk, err := e.q.Dispatch(ctx, task.Spec{Name: rpm.PublishTask, Args: rpm.PublishArgs{Repository: repo.PulpID, Version: v.Number}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tk = e.wait(tk); tk.State != task.Completed {
+				t.Fatalf("publish: %s %s", tk.State, tk.Error)
+			}
+			pubs, _, err := meta.ListPublications(ctx, e.db, meta.List{})
+			if err != nil || len(pubs) != 1 {
+				t.Fatalf("publications: %v %v", pubs, err)
+			}
+			if _, err := meta.CreateDistribution(ctx, e.db, meta.Distribution{Type: rpm.RepoType, Name: "zoo", BasePath: "zoo", PublicationID: &pubs[0].ID}); err != nil {
+				t.Fatal(err)
+			}
+			content := httptest.NewServer(serve.New(e.db, e.store, serve.Options{}))
+			defer content.Close()
+			resp, err := http.Get(content.URL + "/pulp/content/zoo/repodata/repomd.xml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			md, err := repodata.ParseRepomd(resp.Body, "repomd.xml")
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, typ := range []string{"primary", "filelists", "other", "updateinfo", "group", "modules"} {
+				if md.Record(typ) == nil {
+					t.Errorf("repomd.xml lists no %s", typ)
+				}
+			}
+			resp, err = http.Get(content.URL + "/pulp/content/zoo/Packages/w/walrus-5.21-1.noarch.rpm")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if policy == "immediate" && (resp.StatusCode != 200 || len(body) < 1000) {
+				t.Errorf("package: %d, %d bytes", resp.StatusCode, len(body))
+			}
+			// The publication synced as an upstream gives back every unit.
+			again := e.repo("again")
+			m, err := meta.CreateRemote(ctx, e.db, meta.Remote{Type: rpm.RepoType, Name: "pub", URL: content.URL + "/pulp/content/zoo/", Policy: "on_demand"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tk := e.sync(again, m, rpm.Additive); tk.State != task.Completed {
+				t.Fatalf("sync of the publication: %s %s", tk.State, tk.Error)
+			}
+			got, want := e.latest(again).Summary.Present, v.Summary.Present
+			for typ, n := range want {
+				if got[typ] != n {
+					t.Errorf("%s: %d after the round trip, want %d", typ, got[typ], n)
+				}
+			}
+			if !strings.Contains(md.Record("primary").LocationHref, "primary.xml.gz") {
+				t.Errorf("primary at %s", md.Record("primary").LocationHref)
+			}
+		})
+	}
+}

@@ -1,0 +1,106 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// present reads a version's content_summary.present counts.
+func present(v entity) map[string]float64 {
+	out := map[string]float64{}
+	cs, _ := v["content_summary"].(map[string]any)
+	p, _ := cs["present"].(map[string]any)
+	for typ, e := range p {
+		if m, ok := e.(map[string]any); ok {
+			out[typ], _ = m["count"].(float64)
+		}
+	}
+	return out
+}
+
+// dnf runs Debian's dnf against one repository in a private installroot.
+func dnf(t *testing.T, root, baseURL string, args ...string) (string, error) {
+	t.Helper()
+	full := append([]string{"-y", "--installroot=" + root, "--releasever=1", "--repofrompath=pith," + baseURL, "--repo=pith",
+		"--nogpgcheck", "--setopt=pith.gpgcheck=0", "--setopt=install_weak_deps=0"}, args...)
+	out, err := exec.Command("dnf", full...).CombinedOutput()
+	return string(out), err
+}
+
+// The rpm workflow the way Katello drives it, with the real pulp CLI and Debian's dnf:
+// sync zoo on demand (every unit type counted), mirror zoo2 (what zoo2 lacks goes) and
+// add zoo2 to a copy of zoo (everything stays), publish, distribute, then install with
+// dependencies, list module streams and see advisories.
+func TestRpmWorkflow(t *testing.T) {
+	if _, err := exec.LookPath("dnf"); err != nil {
+		t.Fatal("dnf is needed (scripts/test installs it)")
+	}
+	fx := fixtures(t)
+	for name, start := range installations() {
+		t.Run(name, func(t *testing.T) {
+			s := start(t)
+			c := newCLI(t, s)
+			c.run("rpm", "remote", "create", "--name", "zoo", "--url", fx+"/yum-katello/zoo/", "--policy", "on_demand")
+			c.run("rpm", "remote", "create", "--name", "zoo2", "--url", fx+"/yum-katello/zoo2/", "--policy", "on_demand")
+			c.run("rpm", "repository", "create", "--name", "zoo", "--remote", "zoo")
+			c.run("rpm", "repository", "sync", "--name", "zoo")
+			var v entity
+			c.json(&v, "rpm", "repository", "version", "show", "--repository", "zoo")
+			want := map[string]float64{"rpm.package": 20, "rpm.advisory": 7, "rpm.modulemd": 6, "rpm.modulemd_defaults": 3,
+				"rpm.packagegroup": 2, "rpm.packagecategory": 1, "rpm.packageenvironment": 1}
+			got := present(v)
+			for typ, n := range want {
+				if got[typ] != n {
+					t.Errorf("zoo: %s = %v, want %v (summary %v)", typ, got[typ], n, got)
+				}
+			}
+
+			// Additive keeps what zoo2 lacks; mirror drops it.
+			c.run("rpm", "repository", "create", "--name", "both")
+			c.run("rpm", "repository", "sync", "--name", "both", "--remote", "zoo")
+			c.run("rpm", "repository", "sync", "--name", "both", "--remote", "zoo2")
+			c.json(&v, "rpm", "repository", "version", "show", "--repository", "both")
+			if n := present(v)["rpm.package"]; n < 20 {
+				t.Errorf("additive sync of zoo2 onto zoo: %v packages, want zoo's 20 kept", n)
+			}
+			c.run("rpm", "repository", "create", "--name", "mirror")
+			c.run("rpm", "repository", "sync", "--name", "mirror", "--remote", "zoo")
+			c.run("rpm", "repository", "sync", "--name", "mirror", "--remote", "zoo2", "--sync-policy", "mirror_content_only")
+			c.json(&v, "rpm", "repository", "version", "show", "--repository", "mirror")
+			if n := present(v)["rpm.package"]; n != 14 {
+				t.Errorf("mirror sync of zoo2: %v packages, want zoo2's 14", n)
+			}
+			if out, err := c.try("rpm", "repository", "sync", "--name", "mirror", "--remote", "zoo2", "--sync-policy", "mirror_complete", "--skip-type", "srpm"); err == nil || !strings.Contains(out, "skip_types") {
+				t.Errorf("mirror_complete with skip_types was not refused: %v %s", err, out)
+			}
+
+			// Publish, distribute, and let dnf use it.
+			c.run("rpm", "publication", "create", "--repository", "zoo")
+			c.run("rpm", "distribution", "create", "--name", "zoo", "--base-path", "zoo", "--repository", "zoo")
+			var dist entity
+			c.json(&dist, "rpm", "distribution", "show", "--name", "zoo")
+			base := dist.str("base_url")
+			root := filepath.Join(t.TempDir(), "root")
+			os.MkdirAll(root, 0o755)
+			if out, err := dnf(t, root, base, "install", "kangaroo"); err != nil {
+				t.Fatalf("dnf install kangaroo: %v\n%s", err, out)
+			}
+			if out, _ := dnf(t, root, base, "list", "--installed"); !strings.Contains(out, "kangaroo") {
+				t.Errorf("kangaroo is not installed:\n%s", out)
+			}
+			if out, err := dnf(t, root, base, "module", "list"); err != nil || !strings.Contains(out, "walrus") || !strings.Contains(out, "5.21") {
+				t.Errorf("dnf module list: %v\n%s", err, out)
+			}
+			// An older armadillo installed, the advisory of the newer one applies.
+			if out, err := dnf(t, root, base, "install", "armadillo-0.1"); err != nil {
+				t.Fatalf("dnf install armadillo-0.1: %v\n%s", err, out)
+			}
+			if out, err := dnf(t, root, base, "updateinfo", "list", "--all"); err != nil || !strings.Contains(out, "KATELLO-RHEA-2010:99143") {
+				t.Errorf("dnf updateinfo list: %v\n%s", err, out)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -108,4 +109,20 @@ func (s *Shared) put(ctx context.Context, k resolutionKey, r resolution) {
 	if err := s.rdb.Set(ctx, s.key(k), b, s.ttl).Err(); err != nil {
 		s.failed("set", err)
 	}
+}
+
+// WriteMetrics writes the content app's metrics in the Prometheus text format: for now
+// the state of the shared cache, so an operator sees Redis trouble without reading logs.
+func (s *Server) WriteMetrics(ctx context.Context, w io.Writer) {
+	if s.opt.Shared == nil {
+		return
+	}
+	up := 0
+	if s.opt.Shared.Connected(ctx) {
+		up = 1
+	}
+	fmt.Fprintf(w, "# HELP pith_content_cache_redis_errors_total Redis operations of the shared content cache that failed (content was served uncached).\n")
+	fmt.Fprintf(w, "# TYPE pith_content_cache_redis_errors_total counter\npith_content_cache_redis_errors_total %d\n", s.opt.Shared.Errors())
+	fmt.Fprintf(w, "# HELP pith_content_cache_redis_up Whether Redis answers the shared content cache (1) or not (0).\n")
+	fmt.Fprintf(w, "# TYPE pith_content_cache_redis_up gauge\npith_content_cache_redis_up %d\n", up)
 }

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"pith/internal/testredis"
@@ -93,5 +94,10 @@ func TestSharedRedisCache(t *testing.T) {
 	}
 	if c.opt.Shared.Errors() == 0 || c.opt.Shared.Connected(ctx) {
 		t.Errorf("the Redis outage was not noticed: %d errors", c.opt.Shared.Errors())
+	}
+	var m strings.Builder
+	c.WriteMetrics(ctx, &m)
+	if !strings.Contains(m.String(), "pith_content_cache_redis_up 0") || strings.Contains(m.String(), "pith_content_cache_redis_errors_total 0\n") {
+		t.Errorf("metrics do not show the outage:\n%s", m.String())
 	}
 }

@@ -215,6 +215,10 @@ func (n *node) handler(r roles) http.Handler {
 	}
 	if r.content {
 		mux.Handle("/pulp/content/", n.content)
+		mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+			n.content.WriteMetrics(r.Context(), w)
+		})
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" || r.URL.Path == "/pulp/" || r.URL.Path == "/pulp/api/v3" {

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
@@ -116,58 +116,62 @@ func notFound(err error) error {
 	return err
 }
 
-// temp streams a write to tmp/<uuid> through a pipe into a multipart upload.
+// temp spools a write to a local temporary file: the object is uploaded once, under its
+// digest, only when the blob is complete and verified, and not at all when the bucket
+// has it already. A small blob is one PUT; nothing half-written ever reaches the bucket.
 type temp struct {
 	d     *Driver
-	key   string
-	pw    *io.PipeWriter
-	done  chan struct{} // closed when the upload ended; err says how
-	err   error
+	f     *os.File
+	n     int64
 	ended bool // committed or cancelled
 }
 
-// Create starts a temporary object.
+// Create starts a temporary object in the local temporary directory ($TMPDIR).
 func (d *Driver) Create(ctx context.Context) (blob.Temp, error) {
-	pr, pw := io.Pipe()
-	t := &temp{d: d, key: "tmp/" + uuid.NewString(), pw: pw, done: make(chan struct{})}
-	go func() {
-		_, err := d.c.PutObject(context.WithoutCancel(ctx), d.bucket, t.key, pr, -1, minio.PutObjectOptions{PartSize: d.part, ContentType: "application/octet-stream"})
-		pr.CloseWithError(err)
-		t.err = err
-		close(t.done)
-	}()
-	return t, nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp("", "pith-s3-*")
+	if err != nil {
+		return nil, fmt.Errorf("local spool file: %w", err)
+	}
+	return &temp{d: d, f: f}, nil
 }
 
 func (t *temp) Write(p []byte) (int, error) {
 	if t.ended {
 		return 0, errors.New("s3: write to a temporary that was already committed or cancelled")
 	}
-	return t.pw.Write(p)
+	n, err := t.f.Write(p)
+	t.n += int64(n)
+	return n, err
+}
+
+func (t *temp) remove() {
+	t.f.Close()
+	os.Remove(t.f.Name())
 }
 
 func (t *temp) Commit(ctx context.Context, sha string) error {
 	if t.ended {
 		return errors.New("s3: commit of a temporary that was already committed or cancelled")
 	}
+	t.ended = true
+	defer t.remove()
 	if err := blob.CheckDigest(sha); err != nil {
-		t.Cancel(ctx)
 		return err
 	}
-	t.ended = true
-	t.pw.Close()
-	<-t.done
-	if t.err != nil {
-		return fmt.Errorf("upload %s: %w", t.key, t.err)
-	}
-	defer t.d.c.RemoveObject(context.WithoutCancel(ctx), t.d.bucket, t.key, minio.RemoveObjectOptions{})
 	if _, err := t.d.c.StatObject(ctx, t.d.bucket, key(sha), minio.StatObjectOptions{}); err == nil {
 		return nil // identical content is stored once
 	}
-	src := minio.CopySrcOptions{Bucket: t.d.bucket, Object: t.key}
-	dst := minio.CopyDestOptions{Bucket: t.d.bucket, Object: key(sha)}
-	if _, err := t.d.c.ComposeObject(ctx, dst, src); err != nil {
-		return fmt.Errorf("copy %s to %s: %w", t.key, key(sha), err)
+	if _, err := t.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	// One part at a time: memory stays at one part whatever the object's size.
+	_, err := t.d.c.PutObject(ctx, t.d.bucket, key(sha), t.f, t.n,
+		minio.PutObjectOptions{PartSize: t.d.part, NumThreads: 1, ContentType: "application/octet-stream"})
+	if err != nil {
+		return fmt.Errorf("upload %s: %w", key(sha), err)
 	}
 	return nil
 }
@@ -177,13 +181,8 @@ func (t *temp) Cancel(ctx context.Context) error {
 		return nil
 	}
 	t.ended = true
-	t.pw.CloseWithError(errors.New("blob write cancelled"))
-	<-t.done
-	err := t.d.c.RemoveObject(context.WithoutCancel(ctx), t.d.bucket, t.key, minio.RemoveObjectOptions{})
-	if minio.ToErrorResponse(err).Code == "NoSuchKey" {
-		return nil
-	}
-	return err
+	t.remove()
+	return nil
 }
 
 // Open reads a blob (seekable; a seek turns into a ranged GET).

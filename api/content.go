@@ -10,6 +10,7 @@ import (
 
 	"pith/blob"
 	"pith/content"
+	"pith/content/rpm"
 	"pith/meta"
 	"pith/task"
 )
@@ -55,6 +56,12 @@ func contentListSpec(typ string) listSpec {
 		fs = append(fs,
 			filter{name: "relative_path", col: "c.relative_path", lookups: []string{"exact"}},
 			filter{name: "sha256", col: "c.digest", lookups: []string{"exact"}})
+	case rpm.PackageType:
+		fs = append(fs, rpmPackageFilters()...)
+		return listSpec{filters: append(fs, identityFilters("c.pulp_id")...), ordering: rpmPackageOrdering()}
+	case rpm.AdvisoryType:
+		fs = append(fs, rpmAdvisoryFilters()...)
+		return listSpec{filters: append(fs, identityFilters("c.pulp_id")...), ordering: rpmAdvisoryOrdering()}
 	}
 	fs = append(fs, identityFilters("c.pulp_id")...)
 	if typ == "" {
@@ -97,6 +104,13 @@ func (s *Server) contentList(typ string) func(w http.ResponseWriter, r *http.Req
 			for i, c := range cs {
 				items[i] = contentResponse{PulpHref: contentHref(c.Type, c.PulpID), Prn: prn(c.Type+"content", c.PulpID),
 					PulpCreated: ts(c.Created), PulpLastUpdated: ts(c.Updated), PulpLabels: c.Labels}
+			}
+			return writePage(w, r, q, total, items)
+		}
+		if typ != fileType {
+			items, err := s.renderUnits(r.Context(), typ, cs)
+			if err != nil {
+				return err
 			}
 			return writePage(w, r, q, total, items)
 		}

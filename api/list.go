@@ -30,6 +30,7 @@ const (
 type filter struct {
 	name    string   // query parameter base name
 	col     string   // SQL expression
+	attr    string   // instead of col: this member of the unit's attrs (c.attrs)
 	kind    kind     // value type
 	lookups []string // "exact", "contains", "in", "gt", ...; "exact" is the bare name
 	// apply handles kCustom filters: vals are the raw query values.
@@ -141,6 +142,9 @@ func parseList(r *http.Request, d meta.Dialect, spec listSpec) (query, error) {
 		if !ok {
 			return q, badField("ordering", "Select a valid choice. %s is not one of the available choices.", o)
 		}
+		if key, ok := strings.CutPrefix(col, "attr:"); ok {
+			col = d.JSONText("c.attrs", key)
+		}
 		if desc {
 			col += " DESC"
 		}
@@ -153,6 +157,9 @@ func parseList(r *http.Request, d meta.Dialect, spec listSpec) (query, error) {
 func applyLookup(l *meta.List, d meta.Dialect, f filter, lk, pname, v string) error {
 	if f.kind == kCustom {
 		return f.apply(l, d, v)
+	}
+	if f.attr != "" {
+		f.col = d.JSONText("c.attrs", f.attr)
 	}
 	parse := func(s string) (any, error) {
 		switch f.kind {

@@ -19,6 +19,7 @@ func (s *Server) rpmTable(reg *openapi.Registry, add func(opDef)) {
 	s.typeTable(reg, add, typeRoutes{typ: rpmType, plugin: "rpm", name: "rpm", title: "Rpm", schema: "rpm.Rpm",
 		repo: rpmRepositoryIn{}, repoView: rpmRepositoryResponse{}, remote: rpmRemoteIn{}, remoteView: rpmRemoteResponse{},
 		dist: rpmDistributionIn{}, distView: rpmDistributionResponse{}, sync: s.rpmRepoSync, syncBody: rpmSyncIn{}, syncBodyName: "RpmRepositorySyncURL"})
+	s.rpmContentTable(reg, add)
 	async := reg.Add("AsyncOperationResponse", taskRef{})
 	pg := reg.Paginated
 	r := func(code int, schema string) []openapi.Response { return []openapi.Response{resp(code, schema)} }

@@ -1,0 +1,339 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"pith/api/openapi"
+	"pith/content/rpm"
+	"pith/content/rpm/repodata"
+	"pith/meta"
+)
+
+// rpmPackageFilters are the package list's own filters (attrs members).
+func rpmPackageFilters() []filter {
+	str := []string{"exact", "contains", "in", "ne", "startswith"}
+	return []filter{
+		{name: "arch", attr: "arch", lookups: str},
+		{name: "checksum_type", attr: "checksum_type", lookups: []string{"exact", "in", "ne"}},
+		{name: "epoch", attr: "epoch", lookups: []string{"exact", "in", "ne"}},
+		{name: "filename", kind: kCustom, lookups: []string{"exact"}, apply: func(l *meta.List, d meta.Dialect, v string) error {
+			l.And("(c.relative_path = ? OR substr(c.relative_path, length(c.relative_path) - length(?)) = ?)", v, v, "/"+v)
+			return nil
+		}},
+		{name: "name", attr: "name", lookups: str},
+		{name: "pkgId", attr: "pkgId", lookups: []string{"exact", "in"}},
+		{name: "release", attr: "release", lookups: str},
+		{name: "sha256", col: "c.digest", lookups: []string{"exact"}},
+		{name: "version", attr: "version", lookups: []string{"exact", "in", "ne"}},
+	}
+}
+
+func rpmPackageOrdering() map[string]string {
+	out := map[string]string{"pk": "c.id", "pulp_id": "c.pulp_id", "pulp_created": "c.created", "pulp_last_updated": "c.updated",
+		"pulp_type": "c.type", "timestamp_of_interest": "c.timestamp_of_interest", "location_href": "c.relative_path",
+		"pulp_labels": "c.labels", "upstream_id": "c.pulp_id"}
+	for _, k := range []string{"arch", "changelogs", "checksum_type", "conflicts", "description", "enhances", "epoch", "evr", "files",
+		"is_modular", "location_base", "name", "obsoletes", "pkgId", "provides", "recommends", "release", "requires", "rpm_buildhost",
+		"rpm_group", "rpm_header_end", "rpm_header_start", "rpm_license", "rpm_packager", "rpm_sourcerpm", "rpm_vendor", "size_archive",
+		"size_installed", "size_package", "suggests", "summary", "supplements", "time_build", "time_file", "url", "version"} {
+		out[k] = "attr:" + k
+	}
+	return out
+}
+
+type rpmPackageResponse struct {
+	PulpHref        string            `json:"pulp_href" openapi:"format=uri,readOnly"`
+	Prn             string            `json:"prn" openapi:"readOnly"`
+	PulpCreated     string            `json:"pulp_created" openapi:"format=date-time,readOnly"`
+	PulpLastUpdated string            `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
+	MD5             *string           `json:"md5" openapi:"readOnly"`
+	SHA1            *string           `json:"sha1" openapi:"readOnly"`
+	SHA224          *string           `json:"sha224" openapi:"readOnly"`
+	SHA256          *string           `json:"sha256" openapi:"readOnly"`
+	SHA384          *string           `json:"sha384" openapi:"readOnly"`
+	SHA512          *string           `json:"sha512" openapi:"readOnly"`
+	PulpLabels      map[string]string `json:"pulp_labels"`
+	VulnReport      *string           `json:"vuln_report" openapi:"format=uri,readOnly"`
+	Artifact        *string           `json:"artifact" openapi:"format=uri"`
+	Name            string            `json:"name" openapi:"readOnly"`
+	Epoch           string            `json:"epoch" openapi:"readOnly"`
+	Version         string            `json:"version" openapi:"readOnly"`
+	Release         string            `json:"release" openapi:"readOnly"`
+	Arch            string            `json:"arch" openapi:"readOnly"`
+	PkgID           string            `json:"pkgId" openapi:"readOnly"`
+	ChecksumType    string            `json:"checksum_type" openapi:"readOnly"`
+	Summary         string            `json:"summary" openapi:"readOnly"`
+	Description     string            `json:"description" openapi:"readOnly"`
+	URL             string            `json:"url" openapi:"readOnly"`
+	Changelogs      [][]any           `json:"changelogs" openapi:"readOnly"`
+	Files           [][]any           `json:"files" openapi:"readOnly"`
+	Requires        [][]any           `json:"requires" openapi:"readOnly"`
+	Provides        [][]any           `json:"provides" openapi:"readOnly"`
+	Conflicts       [][]any           `json:"conflicts" openapi:"readOnly"`
+	Obsoletes       [][]any           `json:"obsoletes" openapi:"readOnly"`
+	Suggests        [][]any           `json:"suggests" openapi:"readOnly"`
+	Enhances        [][]any           `json:"enhances" openapi:"readOnly"`
+	Recommends      [][]any           `json:"recommends" openapi:"readOnly"`
+	Supplements     [][]any           `json:"supplements" openapi:"readOnly"`
+	LocationBase    string            `json:"location_base" openapi:"readOnly"`
+	LocationHref    string            `json:"location_href" openapi:"readOnly"`
+	RPMBuildhost    string            `json:"rpm_buildhost" openapi:"readOnly"`
+	RPMGroup        string            `json:"rpm_group" openapi:"readOnly"`
+	RPMLicense      string            `json:"rpm_license" openapi:"readOnly"`
+	RPMPackager     string            `json:"rpm_packager" openapi:"readOnly"`
+	RPMSourcerpm    string            `json:"rpm_sourcerpm" openapi:"readOnly"`
+	RPMVendor       string            `json:"rpm_vendor" openapi:"readOnly"`
+	RPMHeaderStart  int64             `json:"rpm_header_start" openapi:"readOnly"`
+	RPMHeaderEnd    int64             `json:"rpm_header_end" openapi:"readOnly"`
+	IsModular       bool              `json:"is_modular" openapi:"readOnly"`
+	SizeArchive     int64             `json:"size_archive" openapi:"readOnly"`
+	SizeInstalled   int64             `json:"size_installed" openapi:"readOnly"`
+	SizePackage     int64             `json:"size_package" openapi:"readOnly"`
+	TimeBuild       int64             `json:"time_build" openapi:"readOnly"`
+	TimeFile        int64             `json:"time_file" openapi:"readOnly"`
+}
+
+// deps renders dependencies as Pulp does: [name, flags, epoch, version, release, pre].
+func deps(ds []repodata.Dep) [][]any {
+	out := make([][]any, 0, len(ds))
+	for _, d := range ds {
+		var flags, epoch, version, release any
+		if d.Flags != "" {
+			flags, epoch, version, release = d.Flags, d.Epoch, d.Version, d.Release
+		}
+		out = append(out, []any{d.Name, flags, epoch, version, release, d.Pre})
+	}
+	return out
+}
+
+// rpmPackageDetails reads the files and changelogs of packages from their stored
+// filelists and other fragments.
+func (s *Server) rpmPackageDetails(ctx context.Context, ids []int64) (map[int64]*repodata.Package, error) {
+	out := map[int64]*repodata.Package{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	marks, args := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ","), make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.db.Query(ctx, `SELECT content_id, filelists_xml, other_xml FROM rpm_fragments WHERE content_id IN (`+marks+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var fl, ot string
+		if err := rows.Scan(&id, &fl, &ot); err != nil {
+			return nil, err
+		}
+		p := &repodata.Package{}
+		for i, frag := range []string{fl, ot} {
+			kind := []repodata.Kind{repodata.Filelists, repodata.Other}[i]
+			var doc bytes.Buffer
+			dw := repodata.NewDocumentWriter(&doc, kind, 1)
+			dw.WriteFragment([]byte(frag))
+			dw.Close()
+			got, err := repodata.NewReader(&doc, fmt.Sprintf("stored %s of unit %d", kind, id), kind).Next()
+			if err != nil {
+				return nil, err
+			}
+			if kind == repodata.Filelists {
+				p.Files = got.Files
+			} else {
+				p.Changelogs = got.Changelogs
+			}
+		}
+		out[id] = p
+	}
+	return out, rows.Err()
+}
+
+func renderRpmPackage(c meta.Content, a *meta.Artifact, detail *repodata.Package) rpmPackageResponse {
+	var p repodata.Package
+	json.Unmarshal(c.Attrs, &p)
+	out := rpmPackageResponse{
+		PulpHref: contentHref(c.Type, c.PulpID), Prn: prn("rpm.package", c.PulpID), PulpCreated: ts(c.Created), PulpLastUpdated: ts(c.Updated),
+		PulpLabels: c.Labels, Name: p.Name, Epoch: p.Epoch, Version: p.Version, Release: p.Release, Arch: p.Arch, PkgID: p.PkgID,
+		ChecksumType: p.ChecksumType, Summary: p.Summary, Description: p.Description, URL: p.URL,
+		Requires: deps(p.Requires), Provides: deps(p.Provides), Conflicts: deps(p.Conflicts), Obsoletes: deps(p.Obsoletes),
+		Suggests: deps(p.Suggests), Enhances: deps(p.Enhances), Recommends: deps(p.Recommends), Supplements: deps(p.Supplements),
+		LocationBase: p.LocationBase, LocationHref: p.LocationHref, RPMBuildhost: p.BuildHost, RPMGroup: p.Group, RPMLicense: p.License,
+		RPMPackager: p.Packager, RPMSourcerpm: p.SourceRPM, RPMVendor: p.Vendor, RPMHeaderStart: p.HeaderStart, RPMHeaderEnd: p.HeaderEnd,
+		SizeArchive: p.SizeArchive, SizeInstalled: p.SizeInstalled, SizePackage: p.SizePackage, TimeBuild: p.TimeBuild, TimeFile: p.TimeFile,
+		Files: [][]any{}, Changelogs: [][]any{},
+	}
+	if a != nil {
+		h := artifactHref(a.PulpID)
+		out.Artifact = &h
+		sha := a.SHA256
+		out.MD5, out.SHA1, out.SHA224, out.SHA256, out.SHA384, out.SHA512 = a.MD5, a.SHA1, a.SHA224, &sha, a.SHA384, a.SHA512
+	}
+	if detail != nil {
+		for _, f := range detail.Files {
+			dir, name := f.Path, ""
+			if i := strings.LastIndexByte(f.Path, '/'); i >= 0 {
+				dir, name = f.Path[:i+1], f.Path[i+1:]
+			}
+			var typ any
+			if f.Type != "" {
+				typ = f.Type
+			}
+			out.Files = append(out.Files, []any{typ, dir, name})
+		}
+		for _, cl := range detail.Changelogs {
+			out.Changelogs = append(out.Changelogs, []any{cl.Author, cl.Date, cl.Text})
+		}
+	}
+	return out
+}
+
+// renderUnits renders a page of units of one rpm type.
+func (s *Server) renderUnits(ctx context.Context, typ string, cs []meta.Content) ([]any, error) {
+	items := make([]any, len(cs))
+	ids := make([]int64, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ID
+	}
+	switch typ {
+	case rpm.PackageType:
+		arts, err := meta.ArtifactsOf(ctx, s.db, ids)
+		if err != nil {
+			return nil, err
+		}
+		details, err := s.rpmPackageDetails(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i, c := range cs {
+			var ap *meta.Artifact
+			if a, ok := arts[c.ID]; ok {
+				ap = &a
+			}
+			items[i] = renderRpmPackage(c, ap, details[c.ID])
+		}
+	default:
+		for i, c := range cs {
+			items[i] = renderAttrsUnit(c)
+		}
+	}
+	return items, nil
+}
+
+// renderAttrsUnit renders a unit whose attrs are its API fields (advisories, comps
+// units, modules): the common fields, then the attrs.
+func renderAttrsUnit(c meta.Content) map[string]any {
+	out := map[string]any{}
+	json.Unmarshal(c.Attrs, &out)
+	delete(out, "snippet")
+	out["pulp_href"] = contentHref(c.Type, c.PulpID)
+	out["prn"] = prn(strings.ReplaceAll(c.Type, "_", ""), c.PulpID)
+	out["pulp_created"] = ts(c.Created)
+	out["pulp_last_updated"] = ts(c.Updated)
+	out["pulp_labels"] = c.Labels
+	out["vuln_report"] = nil
+	return out
+}
+
+// rpmUnitRead shows one unit of an rpm type.
+func (s *Server) rpmUnitRead(typ string) func(w http.ResponseWriter, r *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		c, err := meta.ContentByPulpID(r.Context(), s.db, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		if c.Type != typ {
+			return errNotFound
+		}
+		items, err := s.renderUnits(r.Context(), typ, []meta.Content{c})
+		if err != nil {
+			return err
+		}
+		return writeOne(w, r, http.StatusOK, items[0])
+	}
+}
+
+func rpmAdvisoryFilters() []filter {
+	three := []string{"exact", "in", "ne"}
+	return []filter{
+		{name: "id", attr: "id", lookups: []string{"exact", "in"}},
+		{name: "severity", attr: "severity", lookups: three},
+		{name: "status", attr: "status", lookups: three},
+		{name: "type", attr: "type", lookups: three},
+	}
+}
+
+func rpmAdvisoryOrdering() map[string]string {
+	out := map[string]string{"pk": "c.id", "pulp_id": "c.pulp_id", "pulp_created": "c.created", "pulp_last_updated": "c.updated",
+		"pulp_type": "c.type", "timestamp_of_interest": "c.timestamp_of_interest", "pulp_labels": "c.labels", "upstream_id": "c.pulp_id",
+		"digest": "c.natural_key"}
+	for _, k := range []string{"description", "fromstr", "id", "issued_date", "pushcount", "reboot_suggested", "release", "rights",
+		"severity", "solution", "status", "summary", "title", "type", "updated_date", "version"} {
+		out[k] = "attr:" + k
+	}
+	return out
+}
+
+// rpmContentTable adds the rpm content operations implemented so far.
+func (s *Server) rpmContentTable(reg *openapi.Registry, add func(opDef)) {
+	pg := reg.Paginated
+	setLabel := reg.Add("SetLabelResponse", setLabelResponse{})
+	unsetLabel := reg.Add("UnsetLabelResponse", unsetLabelResponse{})
+	contentSet, contentUnset := s.labelHandlers(201, s.contentLabels)
+	r := func(code int, schema string) []openapi.Response { return []openapi.Response{resp(code, schema)} }
+	for _, u := range []struct {
+		typ, seg, idName, href, tag, schema string
+		view                                any
+	}{
+		{rpm.PackageType, "packages", "packages", "{rpm_package_href}", "Content: Packages", "rpm.PackageResponse", rpmPackageResponse{}},
+		{rpm.AdvisoryType, "advisories", "advisories", "{rpm_update_record_href}", "Content: Advisories", "rpm.UpdateRecordResponse", rpmAdvisoryResponse{}},
+	} {
+		schema := reg.Add(u.schema, u.view)
+		l := contentListSpec(u.typ)
+		pat := "/pulp/api/v3/content/rpm/" + u.seg + "/"
+		id := "content_rpm_" + u.idName
+		add(opDef{id: id + "_list", method: "GET", path: pat, pattern: pat + "{$}", tag: u.tag,
+			list: &l, responses: r(200, pg(schema)), h: s.contentList(u.typ)})
+		add(opDef{id: id + "_read", method: "GET", path: u.href, pattern: pat + "{id}/{$}", tag: u.tag, detail: true,
+			responses: r(200, schema), h: s.rpmUnitRead(u.typ)})
+		add(opDef{id: id + "_set_label", method: "POST", path: u.href + "set_label/", pattern: pat + "{id}/set_label/{$}", tag: u.tag,
+			body: setLabelIn{}, bodyName: "SetLabel", media: jsonForms, responses: r(201, setLabel), h: contentSet})
+		add(opDef{id: id + "_unset_label", method: "POST", path: u.href + "unset_label/", pattern: pat + "{id}/unset_label/{$}", tag: u.tag,
+			body: unsetLabelIn{}, bodyName: "UnsetLabel", media: jsonForms, responses: r(201, unsetLabel), h: contentUnset})
+	}
+}
+
+// rpmAdvisoryResponse documents an advisory; advisories are rendered from their stored
+// updateinfo.Update (renderAttrsUnit), which has these fields.
+type rpmAdvisoryResponse struct {
+	PulpHref        string            `json:"pulp_href" openapi:"format=uri,readOnly"`
+	Prn             string            `json:"prn" openapi:"readOnly"`
+	PulpCreated     string            `json:"pulp_created" openapi:"format=date-time,readOnly"`
+	PulpLastUpdated string            `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
+	PulpLabels      map[string]string `json:"pulp_labels"`
+	VulnReport      *string           `json:"vuln_report" openapi:"format=uri,readOnly"`
+	ID              string            `json:"id" openapi:"readOnly"`
+	UpdatedDate     string            `json:"updated_date" openapi:"readOnly"`
+	Description     string            `json:"description" openapi:"readOnly"`
+	IssuedDate      string            `json:"issued_date" openapi:"readOnly"`
+	Fromstr         string            `json:"fromstr" openapi:"readOnly"`
+	Status          string            `json:"status" openapi:"readOnly"`
+	Title           string            `json:"title" openapi:"readOnly"`
+	Summary         string            `json:"summary" openapi:"readOnly"`
+	Version         string            `json:"version" openapi:"readOnly"`
+	Type            string            `json:"type" openapi:"readOnly"`
+	Severity        string            `json:"severity" openapi:"readOnly"`
+	Solution        string            `json:"solution" openapi:"readOnly"`
+	Release         string            `json:"release" openapi:"readOnly"`
+	Rights          string            `json:"rights" openapi:"readOnly"`
+	Pushcount       string            `json:"pushcount" openapi:"readOnly"`
+	Pkglist         []json.RawMessage `json:"pkglist" openapi:"readOnly"`
+	References      []json.RawMessage `json:"references" openapi:"readOnly"`
+	RebootSuggested bool              `json:"reboot_suggested" openapi:"readOnly"`
+}

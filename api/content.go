@@ -169,36 +169,45 @@ type FileContentArgs struct {
 	FileURL      string      `json:"file_url,omitempty"`
 }
 
-// readFileContent reads a file-content create body, storing an uploaded file, and
-// returns the task arguments. Nothing is stored when the body is bad.
-func (s *Server) readFileContent(r *http.Request) (FileContentArgs, *meta.Repository, error) {
-	var in fileContentIn
+// contentBody is a content type's create body; it embeds contentIn.
+type contentBody interface{ common() *contentIn }
+
+// contentSource is where a content create body's file is: a stored artifact, or a URL
+// for the task to download.
+type contentSource struct {
+	Artifact   int64
+	FileURL    string
+	Labels     meta.Labels
+	Repository *meta.Repository
+}
+
+// readContent reads a content create body into body, storing an uploaded file; check
+// validates the type's own fields before anything is stored. repos is the collection
+// of the repositories it may add to. Nothing is stored when the body is bad.
+func (s *Server) readContent(r *http.Request, body contentBody, repos string, check func(raw map[string]json.RawMessage) error) (contentSource, error) {
+	in := body.common()
 	var pf *pendingFile
-	raw, err := readBody(r, &in, s.receiveFile(r.Context(), "file", &pf))
+	raw, err := readBody(r, body, s.receiveFile(r.Context(), "file", &pf))
 	if err == nil {
-		err = decode(raw, &in)
+		err = decode(raw, body)
 	}
-	fail := func(err error) (FileContentArgs, *meta.Repository, error) {
+	fail := func(err error) (contentSource, error) {
 		pf.cancel(r.Context())
-		return FileContentArgs{}, nil, err
+		return contentSource{}, err
+	}
+	if err == nil {
+		err = check(raw)
 	}
 	if err != nil {
 		return fail(err)
-	}
-	if err := requireFields(raw, "relative_path"); err != nil {
-		return fail(err)
-	}
-	if _, err := content.CleanRelativePath(in.RelativePath); err != nil {
-		return fail(badField("relative_path", "%v", err))
 	}
 	labels, err := setLabels(in.PulpLabels)
 	if err != nil {
 		return fail(err)
 	}
-	a := FileContentArgs{RelativePath: in.RelativePath, Labels: labels}
-	var repo *meta.Repository
+	src := contentSource{Labels: labels}
 	if in.Repository != nil {
-		id, err := hrefOf("repository", *in.Repository, "repositories/file/file/")
+		id, err := hrefOf("repository", *in.Repository, repos)
 		if err != nil {
 			return fail(err)
 		}
@@ -206,7 +215,7 @@ func (s *Server) readFileContent(r *http.Request) (FileContentArgs, *meta.Reposi
 		if err != nil {
 			return fail(badField("repository", "Invalid hyperlink - Object does not exist."))
 		}
-		repo, a.Repository = &x, x.PulpID
+		src.Repository = &x
 	}
 	sources := 0
 	for _, set := range []bool{pf != nil, in.Artifact != nil, in.Upload != nil, in.FileURL != nil} {
@@ -221,9 +230,9 @@ func (s *Server) readFileContent(r *http.Request) (FileContentArgs, *meta.Reposi
 	case pf != nil:
 		art, err := s.commitArtifact(r.Context(), pf, blob.Expect{Size: -1})
 		if err != nil {
-			return FileContentArgs{}, nil, err
+			return contentSource{}, err
 		}
-		a.Artifact = art.ID
+		src.Artifact = art.ID
 	case in.Artifact != nil:
 		id, err := hrefOf("artifact", *in.Artifact, "artifacts/")
 		if err != nil {
@@ -233,7 +242,7 @@ func (s *Server) readFileContent(r *http.Request) (FileContentArgs, *meta.Reposi
 		if err != nil {
 			return fail(badField("artifact", "Invalid hyperlink - Object does not exist."))
 		}
-		a.Artifact = art.ID
+		src.Artifact = art.ID
 	case in.Upload != nil:
 		id, err := hrefOf("upload", *in.Upload, "uploads/")
 		if err != nil {
@@ -243,11 +252,33 @@ func (s *Server) readFileContent(r *http.Request) (FileContentArgs, *meta.Reposi
 		if err != nil {
 			return fail(err)
 		}
-		a.Artifact = art.ID
+		src.Artifact = art.ID
 	case in.FileURL != nil:
-		a.FileURL = *in.FileURL
+		src.FileURL = *in.FileURL
 	}
-	return a, repo, nil
+	return src, nil
+}
+
+// readFileContent reads a file-content create body and returns the task arguments.
+func (s *Server) readFileContent(r *http.Request) (FileContentArgs, *meta.Repository, error) {
+	var in fileContentIn
+	src, err := s.readContent(r, &in, "repositories/file/file/", func(raw map[string]json.RawMessage) error {
+		if err := requireFields(raw, "relative_path"); err != nil {
+			return err
+		}
+		if _, err := content.CleanRelativePath(in.RelativePath); err != nil {
+			return badField("relative_path", "%v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return FileContentArgs{}, nil, err
+	}
+	a := FileContentArgs{RelativePath: in.RelativePath, Labels: src.Labels, Artifact: src.Artifact, FileURL: src.FileURL}
+	if src.Repository != nil {
+		a.Repository = src.Repository.PulpID
+	}
+	return a, src.Repository, nil
 }
 
 // artifactFromUpload stores a complete upload as an artifact and deletes the upload.

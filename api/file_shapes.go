@@ -162,15 +162,23 @@ type distResponse struct {
 	Checkpoint           bool              `json:"checkpoint"`
 }
 
+// contentIn is what every content create body takes: where the file comes from (exactly
+// one of file, artifact, upload and file_url), labels, and the repository to add to.
+type contentIn struct {
+	Repository *string  `json:"repository" openapi:"format=uri,writeOnly"`
+	PulpLabels labelsIn `json:"pulp_labels"`
+	Artifact   *string  `json:"artifact" openapi:"format=uri,writeOnly"`
+	File       *string  `json:"file" openapi:"format=binary,writeOnly"`
+	Upload     *string  `json:"upload" openapi:"format=uri,writeOnly"`
+	FileURL    *string  `json:"file_url" openapi:"format=uri,writeOnly,minLength=1"`
+	Downloader any      `json:"downloader_config" openapi:"writeOnly,nullable"`
+}
+
+func (c *contentIn) common() *contentIn { return c }
+
 type fileContentIn struct {
-	Repository   *string  `json:"repository" openapi:"format=uri,writeOnly"`
-	PulpLabels   labelsIn `json:"pulp_labels"`
-	Artifact     *string  `json:"artifact" openapi:"format=uri,writeOnly"`
-	File         *string  `json:"file" openapi:"format=binary,writeOnly"`
-	Upload       *string  `json:"upload" openapi:"format=uri,writeOnly"`
-	FileURL      *string  `json:"file_url" openapi:"format=uri,writeOnly,minLength=1"`
-	Downloader   any      `json:"downloader_config" openapi:"writeOnly,nullable"`
-	RelativePath string   `json:"relative_path" openapi:"minLength=1"`
+	contentIn
+	RelativePath string `json:"relative_path" openapi:"minLength=1"`
 }
 
 type fileContentResponse struct {

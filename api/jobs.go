@@ -38,12 +38,19 @@ func (s *Server) runCreate(ctx context.Context, r *task.Run) error {
 	if err := r.Args(&a); err != nil {
 		return err
 	}
-	if a.Kind == "file_content" {
+	switch a.Kind {
+	case "file_content":
 		var fa FileContentArgs
 		if err := decode(a.Body, &fa); err != nil {
 			return err
 		}
 		return s.runFileContent(ctx, r, fa)
+	case "rpm_package":
+		var pa RpmPackageArgs
+		if err := decode(a.Body, &pa); err != nil {
+			return err
+		}
+		return s.runRpmPackage(ctx, r, pa)
 	}
 	var href string
 	err := s.db.Tx(ctx, func(tx *meta.Tx) error {

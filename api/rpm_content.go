@@ -12,6 +12,7 @@ import (
 	"pith/content/rpm"
 	"pith/content/rpm/repodata"
 	"pith/meta"
+	"pith/task"
 )
 
 // rpmPackageFilters are the package list's own filters (attrs members).
@@ -302,6 +303,13 @@ func (s *Server) rpmContentTable(reg *openapi.Registry, add func(opDef)) {
 			list: &l, responses: r(200, pg(schema)), h: s.contentList(u.typ)})
 		add(opDef{id: id + "_read", method: "GET", path: u.href, pattern: pat + "{id}/{$}", tag: u.tag, detail: true,
 			responses: r(200, schema), h: s.rpmUnitRead(u.typ)})
+		if u.typ == rpm.PackageType {
+			async := reg.Add("AsyncOperationResponse", taskRef{})
+			add(opDef{id: id + "_create", method: "POST", path: pat, pattern: pat + "{$}", tag: u.tag,
+				body: rpmPackageIn{}, bodyName: "rpm.Package", media: fileForms, responses: r(202, async), h: s.rpmPackageCreate})
+			add(opDef{id: id + "_upload", method: "POST", path: pat + "upload/", pattern: pat + "upload/{$}", tag: u.tag,
+				body: rpmPackageIn{}, bodyName: "RPMPackageUpload", media: fileForms, responses: r(201, schema), h: s.rpmPackageUpload})
+		}
 		add(opDef{id: id + "_set_label", method: "POST", path: u.href + "set_label/", pattern: pat + "{id}/set_label/{$}", tag: u.tag,
 			body: setLabelIn{}, bodyName: "SetLabel", media: jsonForms, responses: r(201, setLabel), h: contentSet})
 		add(opDef{id: id + "_unset_label", method: "POST", path: u.href + "unset_label/", pattern: pat + "{id}/unset_label/{$}", tag: u.tag,
@@ -336,4 +344,118 @@ type rpmAdvisoryResponse struct {
 	Pkglist         []json.RawMessage `json:"pkglist" openapi:"readOnly"`
 	References      []json.RawMessage `json:"references" openapi:"readOnly"`
 	RebootSuggested bool              `json:"reboot_suggested" openapi:"readOnly"`
+}
+
+type rpmPackageIn struct {
+	contentIn
+	RelativePath *string `json:"relative_path" openapi:"writeOnly,minLength=1"`
+}
+
+// RpmPackageArgs are the arguments of the task that creates an rpm package unit.
+type RpmPackageArgs struct {
+	Artifact     int64       `json:"artifact"`
+	RelativePath string      `json:"relative_path,omitempty"`
+	Labels       meta.Labels `json:"labels"`
+	Repository   string      `json:"repository,omitempty"`
+	FileURL      string      `json:"file_url,omitempty"`
+}
+
+// readRpmPackage reads a package create body; a stored file is checked to be an rpm
+// now, so a bad one is a 400 naming the problem.
+func (s *Server) readRpmPackage(r *http.Request) (RpmPackageArgs, *meta.Repository, error) {
+	var in rpmPackageIn
+	src, err := s.readContent(r, &in, "repositories/rpm/rpm/", func(map[string]json.RawMessage) error { return nil })
+	if err != nil {
+		return RpmPackageArgs{}, nil, err
+	}
+	a := RpmPackageArgs{Artifact: src.Artifact, Labels: src.Labels, FileURL: src.FileURL}
+	if in.RelativePath != nil {
+		a.RelativePath = *in.RelativePath
+	}
+	if src.Repository != nil {
+		a.Repository = src.Repository.PulpID
+	}
+	if a.FileURL == "" {
+		art, err := meta.ArtifactByID(r.Context(), s.db, a.Artifact)
+		if err != nil {
+			return a, nil, err
+		}
+		if _, err := rpm.ReadPackage(r.Context(), s.cfg.Store, art, a.RelativePath); err != nil {
+			return a, nil, badField("file", "%v", err)
+		}
+	}
+	return a, src.Repository, nil
+}
+
+// createRpmPackage creates (or finds) the package unit of an artifact.
+func (s *Server) createRpmPackage(ctx context.Context, a RpmPackageArgs) (meta.Content, error) {
+	art, err := meta.ArtifactByID(ctx, s.db, a.Artifact)
+	if err != nil {
+		return meta.Content{}, err
+	}
+	h, err := rpm.ReadPackage(ctx, s.cfg.Store, art, a.RelativePath)
+	if err != nil {
+		return meta.Content{}, err
+	}
+	return rpm.StoreUploadedPackage(ctx, s.db, h, a.Labels)
+}
+
+func (s *Server) rpmPackageCreate(w http.ResponseWriter, r *http.Request) error {
+	a, repo, err := s.readRpmPackage(r)
+	if err != nil {
+		return err
+	}
+	spec := task.Spec{Name: "pulpcore.app.tasks.base.general_create", Args: createArgs{Kind: "rpm_package", Body: rawOf(a)},
+		Shared: []string{"/pulp/api/v3/content/rpm/packages/"}}
+	if repo != nil {
+		spec.Exclusive = []string{repoHref(repo.Type, repo.PulpID)}
+	}
+	t, err := s.dispatch(r, spec)
+	if err != nil {
+		return err
+	}
+	return accepted(w, t)
+}
+
+// rpmPackageUpload creates a package synchronously (content_rpm_packages_upload, 201).
+func (s *Server) rpmPackageUpload(w http.ResponseWriter, r *http.Request) error {
+	a, repo, err := s.readRpmPackage(r)
+	if err != nil {
+		return err
+	}
+	if repo != nil || a.FileURL != "" {
+		return fieldError{"non_field_errors": {"The synchronous upload takes no 'repository' or 'file_url'; use the create operation."}}
+	}
+	c, err := s.createRpmPackage(r.Context(), a)
+	if err != nil {
+		return err
+	}
+	items, err := s.renderUnits(r.Context(), rpm.PackageType, []meta.Content{c})
+	if err != nil {
+		return err
+	}
+	return writeOne(w, r, http.StatusCreated, items[0])
+}
+
+// runRpmPackage is the package create task.
+func (s *Server) runRpmPackage(ctx context.Context, r *task.Run, a RpmPackageArgs) error {
+	if a.FileURL != "" {
+		if s.cfg.FetchURL == nil {
+			return fmt.Errorf("file_url %s: this process cannot download", a.FileURL)
+		}
+		art, err := s.cfg.FetchURL(ctx, a.FileURL)
+		if err != nil {
+			return err
+		}
+		a.Artifact = art.ID
+	}
+	c, err := s.createRpmPackage(ctx, a)
+	if err != nil {
+		return err
+	}
+	r.Created(contentHref(c.Type, c.PulpID))
+	if a.Repository == "" {
+		return nil
+	}
+	return s.newVersion(ctx, r, a.Repository, meta.Change{Add: []int64{c.ID}})
 }

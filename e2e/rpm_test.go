@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,6 +96,34 @@ func TestRpmWorkflow(t *testing.T) {
 			if out, err := dnf(t, root, base, "module", "list"); err != nil || !strings.Contains(out, "walrus") || !strings.Contains(out, "5.21") {
 				t.Errorf("dnf module list: %v\n%s", err, out)
 			}
+			// Uploads: signed packages keep their signatures (the bytes served are the bytes
+			// uploaded), a chunked upload works, and a file that is not an rpm is refused.
+			// The signed packages share one NEVRA, so each gets a repository of its own.
+			for i, f := range []string{"empty-signed-rsa-0-0.x86_64.rpm", "empty-signed-eddsa-0-0.x86_64.rpm", "empty-signed-v6-multiple-0-0.x86_64.rpm"} {
+				name := fmt.Sprintf("signed%d", i)
+				c.run("rpm", "repository", "create", "--name", name)
+				c.run("rpm", "content", "upload", "--file", filepath.Join(sharedData(), "rpm-edge-cases/packages", f), "--repository", name)
+				c.run("rpm", "publication", "create", "--repository", name)
+				c.run("rpm", "distribution", "create", "--name", name, "--base-path", name, "--repository", name)
+				want, _ := os.ReadFile(filepath.Join(sharedData(), "rpm-edge-cases/packages", f))
+				code, got := get(t, s.content+"/pulp/content/"+name+"/Packages/e/empty-0-0.x86_64.rpm")
+				if code != 200 || !bytes.Equal(got, want) {
+					t.Errorf("%s served: %d, %d bytes; want the %d uploaded bytes", f, code, len(got), len(want))
+				}
+			}
+			c.run("rpm", "repository", "create", "--name", "up")
+			c.run("rpm", "content", "upload", "--file", filepath.Join(sharedData(), "rpm-edge-cases/packages/super_kernel-6.0.1-2.x86_64.rpm"),
+				"--chunk-size", "4000", "--repository", "up")
+			c.json(&v, "rpm", "repository", "version", "show", "--repository", "up")
+			if n := present(v)["rpm.package"]; n != 1 {
+				t.Errorf("chunked upload: %v packages, want 1", n)
+			}
+			notRPM := filepath.Join(t.TempDir(), "x.rpm")
+			os.WriteFile(notRPM, []byte("not an rpm"), 0o644)
+			if out, err := c.try("rpm", "content", "upload", "--file", notRPM); err == nil || !strings.Contains(out, "not an RPM") {
+				t.Errorf("a file that is not an rpm was not refused: %v %s", err, out)
+			}
+
 			// An older armadillo installed, the advisory of the newer one applies.
 			if out, err := dnf(t, root, base, "install", "armadillo-0.1"); err != nil {
 				t.Fatalf("dnf install armadillo-0.1: %v\n%s", err, out)

@@ -62,6 +62,8 @@ func contentListSpec(typ string) listSpec {
 	case rpm.AdvisoryType:
 		fs = append(fs, rpmAdvisoryFilters()...)
 		return listSpec{filters: append(fs, identityFilters("c.pulp_id")...), ordering: rpmAdvisoryOrdering()}
+	case rpm.DistributionTreeType:
+		return listSpec{filters: append(fs, identityFilters("c.pulp_id")...), ordering: map[string]string{"pk": "c.id"}}
 	}
 	fs = append(fs, identityFilters("c.pulp_id")...)
 	if typ == "" {

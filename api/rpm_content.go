@@ -233,6 +233,7 @@ func renderAttrsUnit(c meta.Content) map[string]any {
 	out := map[string]any{}
 	json.Unmarshal(c.Attrs, &out)
 	delete(out, "snippet")
+	delete(out, "treeinfo")
 	out["pulp_href"] = contentHref(c.Type, c.PulpID)
 	out["prn"] = prn(strings.ReplaceAll(c.Type, "_", ""), c.PulpID)
 	out["pulp_created"] = ts(c.Created)
@@ -286,15 +287,17 @@ func (s *Server) rpmContentTable(reg *openapi.Registry, add func(opDef)) {
 	pg := reg.Paginated
 	setLabel := reg.Add("SetLabelResponse", setLabelResponse{})
 	unsetLabel := reg.Add("UnsetLabelResponse", unsetLabelResponse{})
-	contentSet, contentUnset := s.labelHandlers(201, s.contentLabels)
 	r := func(code int, schema string) []openapi.Response { return []openapi.Response{resp(code, schema)} }
 	for _, u := range []struct {
 		typ, seg, idName, href, tag, schema string
 		view                                any
+		labelCode                           int // what set/unset_label answer: Pulp differs by type
 	}{
-		{rpm.PackageType, "packages", "packages", "{rpm_package_href}", "Content: Packages", "rpm.PackageResponse", rpmPackageResponse{}},
-		{rpm.AdvisoryType, "advisories", "advisories", "{rpm_update_record_href}", "Content: Advisories", "rpm.UpdateRecordResponse", rpmAdvisoryResponse{}},
+		{rpm.PackageType, "packages", "packages", "{rpm_package_href}", "Content: Packages", "rpm.PackageResponse", rpmPackageResponse{}, 201},
+		{rpm.AdvisoryType, "advisories", "advisories", "{rpm_update_record_href}", "Content: Advisories", "rpm.UpdateRecordResponse", rpmAdvisoryResponse{}, 201},
+		{rpm.DistributionTreeType, "distribution_trees", "distribution_trees", "{rpm_distribution_tree_href}", "Content: Distribution_Trees", "rpm.DistributionTreeResponse", rpmTreeResponse{}, 200},
 	} {
+		contentSet, contentUnset := s.labelHandlers(u.labelCode, s.contentLabels)
 		schema := reg.Add(u.schema, u.view)
 		l := contentListSpec(u.typ)
 		pat := "/pulp/api/v3/content/rpm/" + u.seg + "/"
@@ -311,9 +314,9 @@ func (s *Server) rpmContentTable(reg *openapi.Registry, add func(opDef)) {
 				body: rpmPackageIn{}, bodyName: "RPMPackageUpload", media: fileForms, responses: r(201, schema), h: s.rpmPackageUpload})
 		}
 		add(opDef{id: id + "_set_label", method: "POST", path: u.href + "set_label/", pattern: pat + "{id}/set_label/{$}", tag: u.tag,
-			body: setLabelIn{}, bodyName: "SetLabel", media: jsonForms, responses: r(201, setLabel), h: contentSet})
+			body: setLabelIn{}, bodyName: "SetLabel", media: jsonForms, responses: r(u.labelCode, setLabel), h: contentSet})
 		add(opDef{id: id + "_unset_label", method: "POST", path: u.href + "unset_label/", pattern: pat + "{id}/unset_label/{$}", tag: u.tag,
-			body: unsetLabelIn{}, bodyName: "UnsetLabel", media: jsonForms, responses: r(201, unsetLabel), h: contentUnset})
+			body: unsetLabelIn{}, bodyName: "UnsetLabel", media: jsonForms, responses: r(u.labelCode, unsetLabel), h: contentUnset})
 	}
 }
 
@@ -458,4 +461,29 @@ func (s *Server) runRpmPackage(ctx context.Context, r *task.Run, a RpmPackageArg
 		return nil
 	}
 	return s.newVersion(ctx, r, a.Repository, meta.Change{Add: []int64{c.ID}})
+}
+
+// rpmTreeResponse documents a distribution tree, rendered from its stored
+// treeinfo.DistributionTree (renderAttrsUnit).
+type rpmTreeResponse struct {
+	PulpHref           string            `json:"pulp_href" openapi:"format=uri,readOnly"`
+	Prn                string            `json:"prn" openapi:"readOnly"`
+	HeaderVersion      string            `json:"header_version"`
+	ReleaseName        string            `json:"release_name"`
+	ReleaseShort       string            `json:"release_short"`
+	ReleaseVersion     string            `json:"release_version"`
+	ReleaseIsLayered   bool              `json:"release_is_layered"`
+	BaseProductName    *string           `json:"base_product_name" openapi:"nullable"`
+	BaseProductShort   *string           `json:"base_product_short" openapi:"nullable"`
+	BaseProductVersion *string           `json:"base_product_version" openapi:"nullable"`
+	Arch               string            `json:"arch"`
+	BuildTimestamp     float64           `json:"build_timestamp"`
+	Instimage          *string           `json:"instimage" openapi:"nullable"`
+	Mainimage          *string           `json:"mainimage" openapi:"nullable"`
+	Discnum            *int64            `json:"discnum" openapi:"nullable"`
+	Totaldiscs         *int64            `json:"totaldiscs" openapi:"nullable"`
+	Addons             []json.RawMessage `json:"addons"`
+	Checksums          []json.RawMessage `json:"checksums"`
+	Images             []json.RawMessage `json:"images"`
+	Variants           []json.RawMessage `json:"variants"`
 }

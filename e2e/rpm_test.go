@@ -52,7 +52,7 @@ func TestRpmWorkflow(t *testing.T) {
 			var v entity
 			c.json(&v, "rpm", "repository", "version", "show", "--repository", "zoo")
 			want := map[string]float64{"rpm.package": 20, "rpm.advisory": 7, "rpm.modulemd": 6, "rpm.modulemd_defaults": 3,
-				"rpm.packagegroup": 2, "rpm.packagecategory": 1, "rpm.packageenvironment": 1}
+				"rpm.packagegroup": 2, "rpm.packagecategory": 1, "rpm.packageenvironment": 1, "rpm.distribution_tree": 1}
 			got := present(v)
 			for typ, n := range want {
 				if got[typ] != n {

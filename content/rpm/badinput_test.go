@@ -113,6 +113,9 @@ func TestSyncBrokenUpstreams(t *testing.T) {
 		{"duplicate advisory ids", "on_demand", func(t *testing.T, dir string) {
 			replaceRecord(t, dir, "updateinfo", dup)
 		}, []string{"broken-updateinfo.xml.gz", "duplicate"}},
+		{"treeinfo names a missing image", "on_demand", func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, "images", "test1.img"))
+		}, []string{".treeinfo", "images/test1.img", "404"}},
 		{"package differs from primary", "immediate", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, "walrus-5.21-1.noarch.rpm"), []byte("not the package primary describes"), 0o644)
 		}, []string{"walrus-5.21-1.noarch.rpm", "mismatch"}},

@@ -91,7 +91,7 @@ func (p *Plugin) Publish(ctx context.Context, r *task.Run, repo meta.Repository,
 		return meta.Publication{}, err
 	}
 	files = append(files, pkgFiles...)
-	for _, step := range []func(int64, int64) error{pw.advisories, pw.comps, pw.modules} {
+	for _, step := range []func(int64, int64) error{pw.advisories, pw.comps, pw.modules, pw.tree} {
 		if err := step(repo.ID, a.Version); err != nil {
 			prog.Finish(err)
 			return meta.Publication{}, err

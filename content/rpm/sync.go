@@ -139,6 +139,11 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 			return err
 		}
 	}
+	if !slices.Contains(a.SkipTypes, "treeinfo") {
+		if err := s.tree(ctx); err != nil {
+			return err
+		}
+	}
 	if remote.Policy == "immediate" {
 		if err := s.download(ctx); err != nil {
 			return err

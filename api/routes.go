@@ -119,6 +119,12 @@ func (s *Server) table(reg *openapi.Registry) []route {
 		responses: []openapi.Response{resp(200, group)}, h: s.groupRead})
 	add(opDef{id: "task_groups_cancel", method: "PATCH", path: "{task_group_href}", pattern: "/pulp/api/v3/task-groups/{id}/{$}", tag: "Task-Groups",
 		body: taskCancel{}, bodyName: "PatchedTaskCancel", media: jsonForms, responses: []openapi.Response{resp(200, group), resp(409, group)}, h: s.groupCancel})
+	signing := reg.Add("SigningServiceResponse", signingServiceResponse{})
+	sgl := signingListSpec()
+	add(opDef{id: "signing_services_list", method: "GET", path: root + "signing-services/", pattern: "/pulp/api/v3/signing-services/{$}", tag: "Signing-Services", list: &sgl,
+		responses: []openapi.Response{resp(200, pg(signing))}, h: s.signingList})
+	add(opDef{id: "signing_services_read", method: "GET", path: "{signing_service_href}", pattern: "/pulp/api/v3/signing-services/{id}/{$}", tag: "Signing-Services", detail: true,
+		responses: []openapi.Response{resp(200, signing)}, h: s.signingRead})
 	sched := reg.Add("TaskScheduleResponse", taskScheduleResponse{})
 	sl := scheduleListSpec()
 	add(opDef{id: "task_schedules_list", method: "GET", path: root + "task-schedules/", pattern: "/pulp/api/v3/task-schedules/{$}", tag: "Task-Schedules", list: &sl,

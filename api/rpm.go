@@ -304,6 +304,16 @@ func (s *Server) rpmPubCreate(w http.ResponseWriter, r *http.Request) error {
 	if a.ChecksumType == "unknown" {
 		a.ChecksumType = "sha256"
 	}
+	if ra.MetadataSigningService != nil {
+		id, err := hrefOf("metadata_signing_service", *ra.MetadataSigningService, "signing-services/")
+		if err != nil {
+			return err
+		}
+		if _, err := meta.SigningServiceByPulpID(r.Context(), s.db, id); err != nil {
+			return badField("repository", "The repository's metadata_signing_service %s does not exist.", *ra.MetadataSigningService)
+		}
+		a.SigningService = id
+	}
 	if a.Layout != "nested_alphabetically" && a.Layout != "flat" {
 		return badField("layout", "The %s layout is not supported by this server yet (nested_alphabetically, flat).", a.Layout)
 	}

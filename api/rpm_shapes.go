@@ -31,9 +31,12 @@ var (
 )
 
 func (r *rpmRepositoryIn) validate() error {
-	for field, v := range map[string]*string{"metadata_signing_service": r.MetadataSigningService, "package_signing_service": r.PackageSigningService} {
-		if v != nil {
-			return badField(field, "Signing services are not supported by this server yet.")
+	if r.PackageSigningService != nil {
+		return badField("package_signing_service", "Package signing is not supported by this server yet.")
+	}
+	if r.MetadataSigningService != nil {
+		if _, err := hrefOf("metadata_signing_service", *r.MetadataSigningService, "signing-services/"); err != nil {
+			return err
 		}
 	}
 	if r.RetainPackageVersions < 0 {

@@ -46,6 +46,9 @@ type Config struct {
 	TaskProtectionMinutes int `json:"task_protection_minutes"`
 	// OrphanCleanupIntervalMinutes runs orphan cleanup on a schedule; 0 runs it only when asked.
 	OrphanCleanupIntervalMinutes int `json:"orphan_cleanup_interval_minutes"`
+	// MetadataSigningKey is an armored OpenPGP private key (no passphrase) that signs
+	// repository metadata, offered as the signing service "pith-metadata".
+	MetadataSigningKey string `json:"metadata_signing_key"`
 }
 
 // Defaults are the embedded single-machine settings.
@@ -126,6 +129,8 @@ func settings() []setting {
 			num("task-protection-minutes", func(c *Config) *int { return &c.TaskProtectionMinutes })},
 		{"orphan-cleanup-interval-minutes", "run orphan cleanup every so many minutes (0 = only when asked)",
 			num("orphan-cleanup-interval-minutes", func(c *Config) *int { return &c.OrphanCleanupIntervalMinutes })},
+		{"metadata-signing-key", "armored OpenPGP private key (no passphrase) for the signing service pith-metadata",
+			str(func(c *Config) *string { return &c.MetadataSigningKey })},
 	}
 }
 

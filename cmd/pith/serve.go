@@ -23,6 +23,7 @@ import (
 	"pith/content/rpm"
 	"pith/meta"
 	"pith/serve"
+	"pith/sign"
 	"pith/task"
 )
 
@@ -182,7 +183,22 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 	for name, fn := range ft.TaskFuncs() {
 		funcs[name] = fn
 	}
-	for name, fn := range rpm.New(db, store, inv.Invalidate).TaskFuncs() {
+	rp := rpm.New(db, store, inv.Invalidate)
+	if cfg.MetadataSigningKey != "" {
+		signer, err := sign.Load(cfg.MetadataSigningKey)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("metadata-signing-key: %w", err)
+		}
+		svc, err := meta.PutSigningService(ctx, db, meta.SigningService{Name: "pith-metadata", PublicKey: signer.PublicKey(),
+			Fingerprint: signer.Fingerprint(), Script: "pith: OpenPGP key " + cfg.MetadataSigningKey})
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		rp.SetSigner(svc.PulpID, signer)
+	}
+	for name, fn := range rp.TaskFuncs() {
 		funcs[name] = fn
 	}
 	return &node{db: db, store: store, queue: q, api: a, content: content, log: log}, nil

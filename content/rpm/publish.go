@@ -1,6 +1,7 @@
 package rpm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,6 +28,9 @@ type PublishArgs struct {
 	ChecksumType string `json:"checksum_type"`    // of the metadata; "sha256" by default
 	Compression  string `json:"compression_type"` // "gz" (default), "zstd" or "none"
 	Layout       string `json:"layout"`           // "nested_alphabetically" (default) or "flat"
+	// SigningService is the pulp ID of the signing service that signs repomd.xml; empty:
+	// unsigned.
+	SigningService string `json:"signing_service,omitempty"`
 }
 
 // PubAttrs are what an rpm publication records (its attrs).
@@ -82,6 +86,9 @@ func (p *Plugin) Publish(ctx context.Context, r *task.Run, repo meta.Repository,
 	if _, err := meta.VersionByNumber(ctx, p.db, repo.ID, a.Version); err != nil {
 		return meta.Publication{}, err
 	}
+	if a.SigningService != "" && (p.signer == nil || p.signerID != a.SigningService) {
+		return meta.Publication{}, fmt.Errorf("signing service %s: this worker holds no key for it (give every worker the same --metadata-signing-key)", a.SigningService)
+	}
 	pw := &pubWriter{p: p, ctx: ctx, a: a}
 	var files []meta.PublishedFile
 	prog := r.Progress("publish.generating_metadata", "Generating repository metadata", -1)
@@ -98,12 +105,28 @@ func (p *Plugin) Publish(ctx context.Context, r *task.Run, repo meta.Repository,
 		}
 	}
 	md := repodata.Repomd{Revision: strconv.FormatInt(time.Now().Unix(), 10), Records: pw.records}
-	art, err := pw.put(strings.NewReader(string(md.Bytes())))
+	repomd := md.Bytes()
+	art, err := pw.put(bytes.NewReader(repomd))
 	if err != nil {
 		prog.Finish(err)
 		return meta.Publication{}, err
 	}
 	pw.files = append(pw.files, meta.PublishedFile{RelativePath: "repodata/repomd.xml", ArtifactID: &art.ID})
+	if a.SigningService != "" {
+		sig, err := p.signer.Detach(bytes.NewReader(repomd))
+		if err != nil {
+			prog.Finish(err)
+			return meta.Publication{}, fmt.Errorf("sign repomd.xml: %w", err)
+		}
+		for name, b := range map[string][]byte{"repodata/repomd.xml.asc": sig, "repodata/repomd.xml.key": []byte(p.signer.PublicKey())} {
+			art, err := pw.put(bytes.NewReader(b))
+			if err != nil {
+				prog.Finish(err)
+				return meta.Publication{}, err
+			}
+			pw.files = append(pw.files, meta.PublishedFile{RelativePath: name, ArtifactID: &art.ID})
+		}
+	}
 	files = append(files, pw.files...)
 	prog.Finish(nil)
 

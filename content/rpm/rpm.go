@@ -3,6 +3,7 @@ package rpm
 import (
 	"pith/blob"
 	"pith/meta"
+	"pith/sign"
 	"pith/task"
 )
 
@@ -31,7 +32,13 @@ type Plugin struct {
 	db         *meta.DB
 	store      *blob.Store
 	invalidate func()
+	signer     *sign.Signer // signs metadata for the signing service signerID; nil: none
+	signerID   string
 }
+
+// SetSigner gives the plugin the key of a signing service (its pulp ID), so that
+// publications of repositories that name the service are signed.
+func (p *Plugin) SetSigner(serviceID string, s *sign.Signer) { p.signerID, p.signer = serviceID, s }
 
 // New returns the rpm plugin over a store; invalidate is called when what the content
 // app serves may have changed.

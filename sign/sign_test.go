@@ -1,0 +1,60 @@
+package sign
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+)
+
+// NewTestKey makes a fresh armored private key, as tests need one.
+func newKey(t *testing.T) []byte {
+	t.Helper()
+	e, err := openpgp.NewEntity("Pith Test", "", "test@example.invalid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w, _ := armor.Encode(&b, openpgp.PrivateKeyType, nil)
+	if err := e.SerializePrivate(w, nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	return b.Bytes()
+}
+
+func TestDetachVerifies(t *testing.T) {
+	s, err := Read(bytes.NewReader(newKey(t)), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := "<repomd/>\n"
+	sig, err := s.Detach(strings.NewReader(msg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring, err := openpgp.ReadArmoredKeyRing(strings.NewReader(s.PublicKey()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openpgp.CheckArmoredDetachedSignature(ring, strings.NewReader(msg), bytes.NewReader(sig), nil); err != nil {
+		t.Fatalf("signature does not verify: %v", err)
+	}
+	if _, err := openpgp.CheckArmoredDetachedSignature(ring, strings.NewReader(msg+"x"), bytes.NewReader(sig), nil); err == nil {
+		t.Fatal("signature verifies changed data")
+	}
+	if len(s.Fingerprint()) != 40 {
+		t.Errorf("fingerprint %q", s.Fingerprint())
+	}
+}
+
+func TestBadKeys(t *testing.T) {
+	pub, _ := Read(bytes.NewReader(newKey(t)), "k")
+	for name, in := range map[string]string{"garbage": "not a key", "public only": pub.PublicKey()} {
+		if _, err := Read(strings.NewReader(in), name); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

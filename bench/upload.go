@@ -39,17 +39,22 @@ type Row struct {
 	PeakRSSMiB       float64
 }
 
+// client talks to a running pith's API.
 type client struct {
-	cfg  UploadConfig
-	http *http.Client
+	url, user, password string
+	http                *http.Client
+}
+
+func newClient(url, user, password string) *client {
+	return &client{url: url, user: user, password: password, http: &http.Client{Timeout: 5 * time.Minute}}
 }
 
 func (c *client) do(ctx context.Context, method, path, ctype string, body io.Reader, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, c.cfg.URL+path, body)
+	req, err := http.NewRequestWithContext(ctx, method, c.url+path, body)
 	if err != nil {
 		return err
 	}
-	req.SetBasicAuth(c.cfg.User, c.cfg.Password)
+	req.SetBasicAuth(c.user, c.password)
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
@@ -111,7 +116,7 @@ func peakRSS(pid int) float64 {
 
 // Upload runs the scenario and returns one row per (size, users).
 func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
-	c := &client{cfg: cfg, http: &http.Client{Timeout: 5 * time.Minute}}
+	c := newClient(cfg.URL, cfg.User, cfg.Password)
 	stamp := time.Now().Format("150405.000")
 	var repo struct {
 		Href string `json:"pulp_href"`

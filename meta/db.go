@@ -178,21 +178,50 @@ type Tx struct {
 	tx      *sql.Tx
 	dialect Dialect
 	after   []func()
+	stmts   map[string]*sql.Stmt // prepared once per transaction: batches repeat statements
+}
+
+// stmt returns the transaction's prepared statement for q (they close with it).
+func (tx *Tx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if s, ok := tx.stmts[q]; ok {
+		return s, nil
+	}
+	s, err := tx.tx.PrepareContext(ctx, tx.dialect.Rebind(q))
+	if err != nil {
+		return nil, err
+	}
+	if tx.stmts == nil {
+		tx.stmts = map[string]*sql.Stmt{}
+	}
+	tx.stmts[q] = s
+	return s, nil
 }
 
 // Exec runs a statement in the transaction.
 func (tx *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return tx.tx.ExecContext(ctx, tx.dialect.Rebind(q), args...)
+	s, err := tx.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecContext(ctx, args...)
 }
 
 // Query runs a query in the transaction.
 func (tx *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return tx.tx.QueryContext(ctx, tx.dialect.Rebind(q), args...)
+	s, err := tx.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
 }
 
 // QueryRow runs a single-row query in the transaction.
 func (tx *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	return tx.tx.QueryRowContext(ctx, tx.dialect.Rebind(q), args...)
+	s, err := tx.stmt(ctx, q)
+	if err != nil {
+		return tx.tx.QueryRowContext(ctx, tx.dialect.Rebind(q), args...) // reports the same error
+	}
+	return s.QueryRowContext(ctx, args...)
 }
 
 // Dialect reports the engine.

@@ -86,10 +86,18 @@ func TestMaintenanceLeaderFailover(t *testing.T) {
 		if next == leader {
 			t.Fatal("leadership did not move")
 		}
-		// The new leader expires a dead worker's task.
-		q := task.New(db, nil, task.Options{})
-		tk, _ := q.Dispatch(ctx, task.Spec{Name: "orphaned"})
-		if _, err := db.Exec(ctx, `UPDATE tasks SET state = 'running', started = ?, lease_until = ? WHERE pulp_id = ?`, meta.Now(), meta.Now()-1, tk.PulpID); err != nil {
+		// The new leader expires a dead worker's task (made running in the transaction
+		// that dispatches it, so no live worker claims it first).
+		var tk task.Task
+		err = db.Tx(ctx, func(tx *meta.Tx) error {
+			var err error
+			if tk, err = task.DispatchTx(ctx, tx, task.Spec{Name: "orphaned"}); err != nil {
+				return err
+			}
+			_, err = tx.Exec(ctx, `UPDATE tasks SET state = 'running', started = ?, lease_until = ? WHERE pulp_id = ?`, meta.Now(), meta.Now()-1, tk.PulpID)
+			return err
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
 		waitState(t, db, tk.PulpID, task.Failed)

@@ -13,8 +13,11 @@ import (
 
 // benchCmd runs a `pith bench` scenario against a running pith.
 func benchCmd(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "rpm" {
+		return benchRpm(ctx, args[1:])
+	}
 	if len(args) == 0 || args[0] != "upload" {
-		return fmt.Errorf("usage: pith bench upload [flags]  (the other scenarios are not built yet)")
+		return fmt.Errorf("usage: pith bench upload|rpm [flags]  (the other scenarios are not built yet)")
 	}
 	fs := flag.NewFlagSet("bench upload", flag.ContinueOnError)
 	url := fs.String("url", "http://127.0.0.1:24817", "pith origin")
@@ -48,5 +51,34 @@ func benchCmd(ctx context.Context, args []string) error {
 	}
 	rows, err := bench.Upload(ctx, cfg)
 	bench.Markdown(os.Stdout, *title, rows)
+	return err
+}
+
+// benchRpm runs the rpm scenario: sync on demand and publish a generated repository.
+func benchRpm(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench rpm", flag.ContinueOnError)
+	url := fs.String("url", "http://127.0.0.1:24817", "pith origin")
+	user := fs.String("user", "admin", "user")
+	password := fs.String("password", os.Getenv("PITH_ADMIN_PASSWORD"), "password (env PITH_ADMIN_PASSWORD)")
+	packages := fs.Int("packages", 20000, "packages in the generated repository")
+	dir := fs.String("dir", "", "where to generate the repository (default: a temporary directory)")
+	pid := fs.Int("pid", 0, "server process id, to report its peak RSS")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *packages <= 0 {
+		return fmt.Errorf("--packages: %d must be positive", *packages)
+	}
+	d := *dir
+	if d == "" {
+		tmp, err := os.MkdirTemp("", "pith-bench-rpm-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		d = tmp
+	}
+	res, err := bench.Rpm(ctx, bench.RpmConfig{URL: strings.TrimSuffix(*url, "/"), User: *user, Password: *password, Packages: *packages, Dir: d, PID: *pid})
+	bench.RpmMarkdown(os.Stdout, res)
 	return err
 }

@@ -238,7 +238,7 @@ func packageKey(p *repodata.Package) string {
 func (s *syncRun) storePackages(ctx context.Context, batch []*repodata.Package) error {
 	return s.p.db.Tx(ctx, func(tx *meta.Tx) error {
 		for _, pkg := range batch {
-			c, f, err := storePackage(ctx, tx, pkg, &s.remote.ID, content.JoinURL(s.base, pkg.LocationHref))
+			c, f, err := storePackage(ctx, tx, pkg, &s.remote.ID, content.JoinURL(s.base, pkg.LocationHref), s.remote.Policy == "immediate")
 			if err != nil {
 				return err
 			}
@@ -252,8 +252,9 @@ func (s *syncRun) storePackages(ctx context.Context, batch []*repodata.Package) 
 }
 
 // storePackage writes one package unit (or finds it), its fragments, and where its file
-// comes from. It returns what must be downloaded when the file has no artifact yet.
-func storePackage(ctx context.Context, tx *meta.Tx, pkg *repodata.Package, remoteID *int64, url string) (meta.Content, *pkgToFetch, error) {
+// comes from. With fetch, it returns what must be downloaded when the file has no
+// artifact yet.
+func storePackage(ctx context.Context, tx *meta.Tx, pkg *repodata.Package, remoteID *int64, url string, fetch bool) (meta.Content, *pkgToFetch, error) {
 	slim := *pkg
 	slim.Files, slim.Changelogs = nil, nil // they live in the fragments
 	attrs, err := json.Marshal(slim)
@@ -281,7 +282,7 @@ func storePackage(ctx context.Context, tx *meta.Tx, pkg *repodata.Package, remot
 			return c, nil, fmt.Errorf("store metadata of %s: %w", pkg.NEVRA(), err)
 		}
 	}
-	if file.ArtifactID != nil {
+	if file.ArtifactID != nil || !fetch {
 		return c, nil, nil
 	}
 	refs, err := meta.ContentFiles(ctx, tx, c.ID)

@@ -56,7 +56,7 @@ func StoreUploadedPackage(ctx context.Context, db *meta.DB, h *rpmfile.Header, l
 	var c meta.Content
 	err := db.Tx(ctx, func(tx *meta.Tx) error {
 		var err error
-		c, _, err = storePackage(ctx, tx, &h.Package, nil, "")
+		c, _, err = storePackage(ctx, tx, &h.Package, nil, "", false)
 		if err != nil {
 			return err
 		}

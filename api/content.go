@@ -306,8 +306,13 @@ func (s *Server) fileContentCreate(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	spec := task.Spec{Name: "pulpcore.app.tasks.base.general_create", Args: createArgs{Kind: "file_content", Body: rawOf(a)},
-		Shared: []string{"/pulp/api/v3/content/file/files/"}}
+	return s.dispatchCreate(w, r, "file_content", "/pulp/api/v3/content/file/files/", a, repo)
+}
+
+// dispatchCreate queues the general create task of a content unit, locking the
+// repository it is added to.
+func (s *Server) dispatchCreate(w http.ResponseWriter, r *http.Request, kind, collection string, args any, repo *meta.Repository) error {
+	spec := task.Spec{Name: "pulpcore.app.tasks.base.general_create", Args: createArgs{Kind: kind, Body: rawOf(args)}, Shared: []string{collection}}
 	if repo != nil {
 		spec.Exclusive = []string{repoHref(repo.Type, repo.PulpID)}
 	}

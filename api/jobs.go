@@ -66,25 +66,32 @@ func (s *Server) runCreate(ctx context.Context, r *task.Run) error {
 }
 
 func (s *Server) runFileContent(ctx context.Context, r *task.Run, a FileContentArgs) error {
-	if a.FileURL != "" {
+	return s.runContentCreate(ctx, r, a.FileURL, &a.Artifact, a.Repository, func() (meta.Content, error) { return s.createFileContent(ctx, a) })
+}
+
+// runContentCreate is the body of a content create task: download the file when a URL
+// was given (into *artifact), create the unit, and add it to the repository if one was
+// named.
+func (s *Server) runContentCreate(ctx context.Context, r *task.Run, fileURL string, artifact *int64, repository string, create func() (meta.Content, error)) error {
+	if fileURL != "" {
 		if s.cfg.FetchURL == nil {
-			return fmt.Errorf("file_url %s: this process cannot download", a.FileURL)
+			return fmt.Errorf("file_url %s: this process cannot download", fileURL)
 		}
-		art, err := s.cfg.FetchURL(ctx, a.FileURL)
+		art, err := s.cfg.FetchURL(ctx, fileURL)
 		if err != nil {
 			return err
 		}
-		a.Artifact = art.ID
+		*artifact = art.ID
 	}
-	c, err := s.createFileContent(ctx, a)
+	c, err := create()
 	if err != nil {
 		return err
 	}
 	r.Created(contentHref(c.Type, c.PulpID))
-	if a.Repository == "" {
+	if repository == "" {
 		return nil
 	}
-	return s.newVersion(ctx, r, a.Repository, meta.Change{Add: []int64{c.ID}})
+	return s.newVersion(ctx, r, repository, meta.Change{Add: []int64{c.ID}})
 }
 
 // newVersion writes a new version of a repository and reports it as created.

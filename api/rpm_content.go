@@ -408,16 +408,7 @@ func (s *Server) rpmPackageCreate(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	spec := task.Spec{Name: "pulpcore.app.tasks.base.general_create", Args: createArgs{Kind: "rpm_package", Body: rawOf(a)},
-		Shared: []string{"/pulp/api/v3/content/rpm/packages/"}}
-	if repo != nil {
-		spec.Exclusive = []string{repoHref(repo.Type, repo.PulpID)}
-	}
-	t, err := s.dispatch(r, spec)
-	if err != nil {
-		return err
-	}
-	return accepted(w, t)
+	return s.dispatchCreate(w, r, "rpm_package", "/pulp/api/v3/content/rpm/packages/", a, repo)
 }
 
 // rpmPackageUpload creates a package synchronously (content_rpm_packages_upload, 201).
@@ -442,25 +433,7 @@ func (s *Server) rpmPackageUpload(w http.ResponseWriter, r *http.Request) error 
 
 // runRpmPackage is the package create task.
 func (s *Server) runRpmPackage(ctx context.Context, r *task.Run, a RpmPackageArgs) error {
-	if a.FileURL != "" {
-		if s.cfg.FetchURL == nil {
-			return fmt.Errorf("file_url %s: this process cannot download", a.FileURL)
-		}
-		art, err := s.cfg.FetchURL(ctx, a.FileURL)
-		if err != nil {
-			return err
-		}
-		a.Artifact = art.ID
-	}
-	c, err := s.createRpmPackage(ctx, a)
-	if err != nil {
-		return err
-	}
-	r.Created(contentHref(c.Type, c.PulpID))
-	if a.Repository == "" {
-		return nil
-	}
-	return s.newVersion(ctx, r, a.Repository, meta.Change{Add: []int64{c.ID}})
+	return s.runContentCreate(ctx, r, a.FileURL, &a.Artifact, a.Repository, func() (meta.Content, error) { return s.createRpmPackage(ctx, a) })
 }
 
 // rpmTreeResponse documents a distribution tree, rendered from its stored

@@ -62,8 +62,11 @@ func contentListSpec(typ string) listSpec {
 	case rpm.AdvisoryType:
 		fs = append(fs, rpmAdvisoryFilters()...)
 		return listSpec{filters: append(fs, identityFilters("c.pulp_id")...), ordering: rpmAdvisoryOrdering()}
-	case rpm.DistributionTreeType:
+	case rpm.DistributionTreeType, rpm.ObsoleteType, rpm.GroupType, rpm.CategoryType, rpm.EnvironmentType, rpm.LangpacksType:
 		return listSpec{filters: append(fs, identityFilters("c.pulp_id")...), ordering: map[string]string{"pk": "c.id"}}
+	case rpm.ModulemdType, rpm.DefaultsType:
+		fs = append(fs, rpmModuleFilters(typ)...)
+		return listSpec{filters: append(fs, identityFilters("c.pulp_id")...), ordering: rpmModuleOrdering(typ)}
 	}
 	fs = append(fs, identityFilters("c.pulp_id")...)
 	if typ == "" {

@@ -296,6 +296,13 @@ func (s *Server) rpmContentTable(reg *openapi.Registry, add func(opDef)) {
 		{rpm.PackageType, "packages", "packages", "{rpm_package_href}", "Content: Packages", "rpm.PackageResponse", rpmPackageResponse{}, 201},
 		{rpm.AdvisoryType, "advisories", "advisories", "{rpm_update_record_href}", "Content: Advisories", "rpm.UpdateRecordResponse", rpmAdvisoryResponse{}, 201},
 		{rpm.DistributionTreeType, "distribution_trees", "distribution_trees", "{rpm_distribution_tree_href}", "Content: Distribution_Trees", "rpm.DistributionTreeResponse", rpmTreeResponse{}, 200},
+		{rpm.ModulemdType, "modulemds", "modulemds", "{rpm_modulemd_href}", "Content: Modulemds", "rpm.ModulemdResponse", rpmUnitResponse{}, 201},
+		{rpm.DefaultsType, "modulemd_defaults", "modulemd_defaults", "{rpm_modulemd_defaults_href}", "Content: Modulemd_Defaults", "rpm.ModulemdDefaultsResponse", rpmUnitResponse{}, 201},
+		{rpm.ObsoleteType, "modulemd_obsoletes", "modulemd_obsoletes", "{rpm_modulemd_obsolete_href}", "Content: Modulemd_Obsoletes", "rpm.ModulemdObsoleteResponse", rpmUnitResponse{}, 201},
+		{rpm.GroupType, "packagegroups", "packagegroups", "{rpm_package_group_href}", "Content: Packagegroups", "rpm.PackageGroupResponse", rpmUnitResponse{}, 200},
+		{rpm.CategoryType, "packagecategories", "packagecategories", "{rpm_package_category_href}", "Content: Packagecategories", "rpm.PackageCategoryResponse", rpmUnitResponse{}, 200},
+		{rpm.EnvironmentType, "packageenvironments", "packageenvironments", "{rpm_package_environment_href}", "Content: Packageenvironments", "rpm.PackageEnvironmentResponse", rpmUnitResponse{}, 200},
+		{rpm.LangpacksType, "packagelangpacks", "packagelangpacks", "{rpm_package_langpacks_href}", "Content: Packagelangpacks", "rpm.PackageLangpacksResponse", rpmUnitResponse{}, 200},
 	} {
 		contentSet, contentUnset := s.labelHandlers(u.labelCode, s.contentLabels)
 		schema := reg.Add(u.schema, u.view)
@@ -459,4 +466,38 @@ type rpmTreeResponse struct {
 	Checksums          []json.RawMessage `json:"checksums"`
 	Images             []json.RawMessage `json:"images"`
 	Variants           []json.RawMessage `json:"variants"`
+}
+
+// rpmUnitResponse documents the fields every rpm unit rendered from its attrs shows;
+// the type's own fields follow, under Pulp's names (see content/rpm's model types).
+type rpmUnitResponse struct {
+	PulpHref        string            `json:"pulp_href" openapi:"format=uri,readOnly"`
+	Prn             string            `json:"prn" openapi:"readOnly"`
+	PulpCreated     string            `json:"pulp_created" openapi:"format=date-time,readOnly"`
+	PulpLastUpdated string            `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
+	PulpLabels      map[string]string `json:"pulp_labels"`
+}
+
+func rpmModuleFilters(typ string) []filter {
+	two := []string{"exact", "in"}
+	if typ == rpm.DefaultsType {
+		return []filter{{name: "module", attr: "module", lookups: two}, {name: "sha256", col: "c.digest", lookups: []string{"exact"}},
+			{name: "stream", attr: "stream", lookups: two}}
+	}
+	return []filter{{name: "arch", attr: "arch", lookups: two}, {name: "context", attr: "context", lookups: two}, {name: "name", attr: "name", lookups: two},
+		{name: "sha256", col: "c.digest", lookups: []string{"exact"}}, {name: "stream", attr: "stream", lookups: two}, {name: "version", attr: "version", lookups: two}}
+}
+
+func rpmModuleOrdering(typ string) map[string]string {
+	out := map[string]string{"pk": "c.id", "pulp_id": "c.pulp_id", "pulp_created": "c.created", "pulp_last_updated": "c.updated",
+		"pulp_type": "c.type", "timestamp_of_interest": "c.timestamp_of_interest", "pulp_labels": "c.labels", "upstream_id": "c.pulp_id",
+		"digest": "c.digest"}
+	keys := []string{"module", "profiles", "snippet", "stream"}
+	if typ == rpm.ModulemdType {
+		keys = []string{"arch", "artifacts", "context", "dependencies", "description", "name", "profiles", "snippet", "static_context", "stream", "version"}
+	}
+	for _, k := range keys {
+		out[k] = "attr:" + k
+	}
+	return out
 }

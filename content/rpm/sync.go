@@ -2,6 +2,8 @@ package rpm
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -425,7 +427,8 @@ func (s *syncRun) modules(ctx context.Context, href string, f *os.File) error {
 		json.Unmarshal(b, &m)
 		m["snippet"], _ = json.Marshal(snippet)
 		attrs, _ := json.Marshal(m)
-		units = append(units, meta.Content{Type: typ, NaturalKey: key, RepoKey: repoKey, Attrs: attrs})
+		sum := sha256.Sum256([]byte(snippet))
+		units = append(units, meta.Content{Type: typ, NaturalKey: key, RepoKey: repoKey, Digest: hex.EncodeToString(sum[:]), Attrs: attrs})
 		return nil
 	}
 	for _, m := range mf.Modules {

@@ -167,7 +167,7 @@ func renderRpmPackage(c meta.Content, a *meta.Artifact, detail *repodata.Package
 		Suggests: deps(p.Suggests), Enhances: deps(p.Enhances), Recommends: deps(p.Recommends), Supplements: deps(p.Supplements),
 		LocationBase: p.LocationBase, LocationHref: p.LocationHref, RPMBuildhost: p.BuildHost, RPMGroup: p.Group, RPMLicense: p.License,
 		RPMPackager: p.Packager, RPMSourcerpm: p.SourceRPM, RPMVendor: p.Vendor, RPMHeaderStart: p.HeaderStart, RPMHeaderEnd: p.HeaderEnd,
-		SizeArchive: p.SizeArchive, SizeInstalled: p.SizeInstalled, SizePackage: p.SizePackage, TimeBuild: p.TimeBuild, TimeFile: p.TimeFile,
+		IsModular: p.IsModular, SizeArchive: p.SizeArchive, SizeInstalled: p.SizeInstalled, SizePackage: p.SizePackage, TimeBuild: p.TimeBuild, TimeFile: p.TimeFile,
 		Files: [][]any{}, Changelogs: [][]any{},
 	}
 	if a != nil {

@@ -27,14 +27,15 @@ const batchSize = 500
 
 // syncRun is one sync's state.
 type syncRun struct {
-	p      *Plugin
-	r      *task.Run
-	d      *download.Downloader
-	remote meta.Remote
-	base   string // repository URL ending in "/"
-	args   SyncArgs
-	units  []int64       // every unit of the upstream repository
-	fetch  []*pkgToFetch // immediate: packages without a stored artifact
+	p       *Plugin
+	r       *task.Run
+	d       *download.Downloader
+	remote  meta.Remote
+	base    string // repository URL ending in "/"
+	args    SyncArgs
+	units   []int64         // every unit of the upstream repository
+	fetch   []*pkgToFetch   // immediate: packages without a stored artifact
+	modular map[string]bool // NEVRAs the repository's modules list
 }
 
 type pkgToFetch struct {
@@ -120,7 +121,13 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 	pm.Add(1)
 	pm.Finish(nil)
 
-	// 3. Packages, then the other units.
+	// 3. Modules first (their artifacts mark packages modular), then packages and the
+	// other units.
+	if f := files["modules"]; f != nil {
+		if err := s.modules(ctx, md.Record("modules").LocationHref, f); err != nil {
+			return err
+		}
+	}
 	if err := s.packages(ctx, md, files); err != nil {
 		return err
 	}
@@ -134,11 +141,6 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 			if err := s.comps(ctx, md.Record(typ).LocationHref, f); err != nil {
 				return err
 			}
-		}
-	}
-	if f := files["modules"]; f != nil {
-		if err := s.modules(ctx, md.Record("modules").LocationHref, f); err != nil {
-			return err
 		}
 	}
 	if !slices.Contains(a.SkipTypes, "treeinfo") {
@@ -213,6 +215,7 @@ func (s *syncRun) packages(ctx context.Context, md *repodata.Repomd, files map[s
 		if _, err := content.CleanRelativePath(pkg.LocationHref); err != nil {
 			return fmt.Errorf("%s: package %s: location %q: %w", srcs["primary"].Name, pkg.NEVRA(), pkg.LocationHref, err)
 		}
+		pkg.IsModular = s.modular[pkg.NEVRA()]
 		batch = append(batch, pkg)
 		if len(batch) == batchSize {
 			if err := s.storePackages(ctx, batch); err != nil {
@@ -431,7 +434,11 @@ func (s *syncRun) modules(ctx context.Context, href string, f *os.File) error {
 		units = append(units, meta.Content{Type: typ, NaturalKey: key, RepoKey: repoKey, Digest: hex.EncodeToString(sum[:]), Attrs: attrs})
 		return nil
 	}
+	s.modular = map[string]bool{}
 	for _, m := range mf.Modules {
+		for _, a := range m.Artifacts {
+			s.modular[a] = true
+		}
 		key := fmt.Sprintf("%s:%s:%d:%s:%s", m.Name, m.Stream, m.Version, m.Context, m.Arch)
 		if err := add(ModulemdType, key, key, m, m.Snippet); err != nil {
 			return err

@@ -134,6 +134,16 @@ func TestSyncZoo(t *testing.T) {
 			t.Errorf("%s: %d present, want %d (summary %v)", typ, v.Summary.Present[typ], n, v.Summary.Present)
 		}
 	}
+	// walrus-5.21 is an artifact of a module: modular; walrus-0.3 is not.
+	for nevra, want := range map[string]bool{"walrus-0:5.21-1.noarch": true, "walrus-0:0.3-0.8.noarch": false} {
+		var attrs string
+		if err := e.db.QueryRow(context.Background(), `SELECT attrs FROM contents WHERE type = ? AND repo_key = ?`, rpm.PackageType, nevra).Scan(&attrs); err != nil {
+			t.Fatal(nevra, err)
+		}
+		if got := strings.Contains(attrs, `"is_modular":true`); got != want {
+			t.Errorf("%s: is_modular %v, want %v", nevra, got, want)
+		}
+	}
 	// Unchanged upstream, same settings: no new version.
 	if tk := e.sync(repo, zoo, rpm.Additive); tk.State != task.Completed || e.latest(repo).Number != v.Number {
 		t.Fatalf("unchanged re-sync: %s, version %d", tk.State, e.latest(repo).Number)

@@ -50,6 +50,10 @@ type Package struct {
 	Recommends  []Dep `json:"recommends"`
 	Supplements []Dep `json:"supplements"`
 
+	// IsModular says a module of the same repository lists the package among its
+	// artifacts (sync sets it; yum metadata has no such field).
+	IsModular bool `json:"is_modular,omitempty"`
+
 	Files      []File      `json:"files"`      // every file (filelists), not just primary's subset
 	Changelogs []Changelog `json:"changelogs"` // as other.xml lists them: oldest first (rpmfile gives header order, newest first)
 }

@@ -36,6 +36,9 @@ func (s *Server) rpmTable(reg *openapi.Registry, add func(opDef)) {
 		responses: r(200, pub), h: s.pubRead})
 	add(opDef{id: "publications_rpm_rpm_delete", method: "DELETE", path: ph, pattern: ppat + "{id}/{$}", tag: ptag,
 		responses: r(204, ""), h: s.pubDelete})
+	tg := reg.Add("TaskGroupOperationResponse", taskGroupRef{})
+	add(opDef{id: "rpm_prune_prune_packages", method: "POST", path: "/pulp/api/v3/rpm/prune/", pattern: "/pulp/api/v3/rpm/prune/{$}", tag: "Rpm: Prune",
+		body: pruneIn{}, bodyName: "PrunePackages", media: jsonForms, responses: []openapi.Response{resp(202, tg)}, h: s.rpmPrune})
 	add(opDef{id: "copy_content_2", method: "POST", path: "/pulp/api/v3/rpm/copy/", pattern: "/pulp/api/v3/rpm/copy/{$}", tag: "Rpm: Copy",
 		body: copyIn{}, bodyName: "Copy", media: jsonForms, responses: []openapi.Response{resp(202, async)}, h: s.rpmCopy})
 }
@@ -322,4 +325,67 @@ func (s *Server) rpmPubCreate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return accepted(w, t)
+}
+
+type pruneIn struct {
+	RepoHrefs []string `json:"repo_hrefs" openapi:"required"`
+	KeepDays  int64    `json:"keep_days" openapi:"minimum=0,default=14"`
+	DryRun    bool     `json:"dry_run" openapi:"default=false"`
+}
+
+type taskGroupRef struct {
+	TaskGroup string `json:"task_group" openapi:"format=uri"`
+}
+
+// rpmPrune dispatches one prune task per repository, as one task group.
+func (s *Server) rpmPrune(w http.ResponseWriter, r *http.Request) error {
+	in := pruneIn{KeepDays: 14}
+	raw, err := readBody(r, &in, nil)
+	if err != nil {
+		return err
+	}
+	if err := requireFields(raw, "repo_hrefs"); err != nil {
+		return err
+	}
+	if err := decode(raw, &in); err != nil {
+		return err
+	}
+	if in.KeepDays < 0 {
+		return badField("keep_days", "Ensure this value is greater than or equal to 0.")
+	}
+	if len(in.RepoHrefs) == 0 {
+		return badField("repo_hrefs", "Name at least one repository, or [\"*\"] for all.")
+	}
+	ctx := r.Context()
+	var repos []meta.Repository
+	if len(in.RepoHrefs) == 1 && in.RepoHrefs[0] == "*" {
+		all, _, err := meta.ListRepositories(ctx, s.db, meta.List{Where: []string{"r.type = ?"}, Args: []any{rpmType}})
+		if err != nil {
+			return err
+		}
+		repos = all
+	} else {
+		for _, h := range in.RepoHrefs {
+			id, err := hrefOf("repo_hrefs", h, "repositories/rpm/rpm/")
+			if err != nil {
+				return err
+			}
+			repo, err := meta.RepositoryByPulpID(ctx, s.db, id)
+			if err != nil {
+				return badField("repo_hrefs", "%s: Invalid hyperlink - Object does not exist.", h)
+			}
+			repos = append(repos, repo)
+		}
+	}
+	g, err := task.CreateGroup(ctx, s.db, "Prune old Packages.")
+	if err != nil {
+		return err
+	}
+	for _, repo := range repos {
+		if _, err := s.dispatch(r, task.Spec{Name: rpm.PruneTask, Args: rpm.PruneArgs{Repository: repo.PulpID, KeepDays: in.KeepDays, DryRun: in.DryRun},
+			Exclusive: []string{repoHref(repo.Type, repo.PulpID)}, GroupID: &g.ID}); err != nil {
+			return err
+		}
+	}
+	return writeOne(w, r, http.StatusAccepted, taskGroupRef{TaskGroup: groupHref(g.PulpID)})
 }

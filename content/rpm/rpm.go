@@ -51,7 +51,7 @@ func New(db *meta.DB, store *blob.Store, invalidate func()) *Plugin {
 
 // TaskFuncs are the plugin's task functions by name.
 func (p *Plugin) TaskFuncs() map[string]task.Func {
-	return map[string]task.Func{SyncTask: p.runSync, PublishTask: p.runPublish}
+	return map[string]task.Func{SyncTask: p.runSync, PublishTask: p.runPublish, PruneTask: p.runPrune}
 }
 
 // Sync policies (sync_policy).

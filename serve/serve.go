@@ -22,6 +22,7 @@ import (
 // Options tune the content app.
 type Options struct {
 	Prefix            string        // URL prefix, default /pulp/content/
+	ContentOrigin     string        // scheme://host[:port] clients reach content at (config.repo); default: the request's
 	GracePeriod       time.Duration // 0: superseded publications are not consulted (the API records their expiry)
 	Logger            *slog.Logger
 	CacheSize         int  // path resolutions kept, misses included (default 10,000)
@@ -164,6 +165,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rel == "" && !strings.HasSuffix(p, "/") {
 		http.Redirect(w, r, r.URL.Path+"/", http.StatusMovedPermanently)
+		return
+	}
+	if s.repoConfig(w, r, t, d, rel) {
 		return
 	}
 	res, err := s.resolve(ctx, t, d, rel)

@@ -158,7 +158,7 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 			return nil, err
 		}
 	}
-	content := serve.New(db, store, serve.Options{GracePeriod: cfg.GracePeriod(), Logger: log, CacheSize: config.Profile(cfg.Tuning).CacheSize,
+	content := serve.New(db, store, serve.Options{GracePeriod: cfg.GracePeriod(), Logger: log, ContentOrigin: cfg.ContentOrigin, CacheSize: config.Profile(cfg.Tuning).CacheSize,
 		RedirectToStorage: cfg.RedirectToObjectStorage, Shared: shared})
 	inv := &invalidator{db: db, local: content}
 	ft := file.New(db, store, inv.Invalidate)

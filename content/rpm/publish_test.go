@@ -41,9 +41,27 @@ func TestPublishRoundTrip(t *testing.T) {
 			if _, err := meta.CreateDistribution(ctx, e.db, meta.Distribution{Type: rpm.RepoType, Name: "zoo", BasePath: "zoo", PublicationID: &pubs[0].ID}); err != nil {
 				t.Fatal(err)
 			}
+			if _, err := meta.CreateDistribution(ctx, e.db, meta.Distribution{Type: rpm.RepoType, Name: "zoo-cfg", BasePath: "zoo-cfg",
+				PublicationID: &pubs[0].ID, Attrs: []byte(`{"generate_repo_config": true}`)}); err != nil {
+				t.Fatal(err)
+			}
 			content := httptest.NewServer(serve.New(e.db, e.store, serve.Options{}))
 			defer content.Close()
-			resp, err := http.Get(content.URL + "/pulp/content/zoo/repodata/repomd.xml")
+			// config.repo, only where generate_repo_config asks for it.
+			resp, err := http.Get(content.URL + "/pulp/content/zoo-cfg/config.repo")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || !strings.Contains(string(cfg), "[zoo-cfg]") || !strings.Contains(string(cfg), "baseurl="+content.URL+"/pulp/content/zoo-cfg/") ||
+				!strings.Contains(string(cfg), "repo_gpgcheck=0") {
+				t.Errorf("config.repo: %d\n%s", resp.StatusCode, cfg)
+			}
+			if resp, err := http.Get(content.URL + "/pulp/content/zoo/config.repo"); err != nil || resp.StatusCode != 404 {
+				t.Errorf("config.repo without generate_repo_config: %v %v", resp.StatusCode, err)
+			}
+			resp, err = http.Get(content.URL + "/pulp/content/zoo/repodata/repomd.xml")
 			if err != nil {
 				t.Fatal(err)
 			}

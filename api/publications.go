@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	"pith/content/file"
 	"pith/meta"
@@ -153,10 +152,10 @@ func (s *Server) pubDelete(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// pubSource resolves what a publication publishes: a repository version, or the latest
-// version of a repository; the collection is the publication type's repositories.
-func (s *Server) pubSource(r *http.Request, repository, version *string) (meta.Repository, int64, error) {
-	collection := "repositories/" + strings.TrimPrefix(strings.TrimSuffix(r.URL.Path, "/"), "/pulp/api/v3/publications/") + "/"
+// pubSource resolves what a publication of type typ publishes: a repository version,
+// or the latest version of a repository.
+func (s *Server) pubSource(r *http.Request, typ string, repository, version *string) (meta.Repository, int64, error) {
+	collection := "repositories/" + typeSegment(typ) + "/"
 	switch {
 	case repository != nil && version != nil:
 		return meta.Repository{}, 0, fieldError{"non_field_errors": {"Only one of the attributes 'repository' and 'repository_version' may be provided."}}
@@ -199,7 +198,7 @@ func (s *Server) pubCreate(w http.ResponseWriter, r *http.Request) error {
 	if in.Checkpoint {
 		return badField("checkpoint", "Checkpoint publications are not supported by this server yet.")
 	}
-	repo, n, err := s.pubSource(r, in.Repository, in.RepositoryVersion)
+	repo, n, err := s.pubSource(r, fileType, in.Repository, in.RepositoryVersion)
 	if err != nil {
 		return err
 	}

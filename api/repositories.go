@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"pith/content/file"
 	"pith/meta"
@@ -405,7 +404,7 @@ func selfLock(collection string) func(r *http.Request) ([]string, error) {
 func (s *Server) syncRemote(r *http.Request, repo meta.Repository, remote *string) (string, error) {
 	switch {
 	case remote != nil:
-		id, err := hrefOf("remote", *remote, "remotes/"+strings.ReplaceAll(repo.Type, ".", "/")+"/")
+		id, err := hrefOf("remote", *remote, "remotes/"+typeSegment(repo.Type)+"/")
 		if err != nil {
 			return "", err
 		}

@@ -287,7 +287,7 @@ func (s *Server) rpmPubCreate(w http.ResponseWriter, r *http.Request) error {
 	if err := checkRpmOptions(in.ChecksumType, in.CompressionType, in.Layout, in.RepoConfig); err != nil {
 		return err
 	}
-	repo, n, err := s.pubSource(r, in.Repository, in.RepositoryVersion)
+	repo, n, err := s.pubSource(r, rpmType, in.Repository, in.RepositoryVersion)
 	if err != nil {
 		return err
 	}

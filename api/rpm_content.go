@@ -11,6 +11,7 @@ import (
 	"pith/api/openapi"
 	"pith/content/rpm"
 	"pith/content/rpm/repodata"
+	"pith/content/rpm/rpmfile"
 	"pith/meta"
 	"pith/task"
 )
@@ -370,13 +371,13 @@ type RpmPackageArgs struct {
 	FileURL      string      `json:"file_url,omitempty"`
 }
 
-// readRpmPackage reads a package create body; a stored file is checked to be an rpm
-// now, so a bad one is a 400 naming the problem.
-func (s *Server) readRpmPackage(r *http.Request) (RpmPackageArgs, *meta.Repository, error) {
+// readRpmPackage reads a package create body; a stored file is read as an rpm now (its
+// header is returned), so a bad one is a 400 naming the problem.
+func (s *Server) readRpmPackage(r *http.Request) (RpmPackageArgs, *meta.Repository, *rpmfile.Header, error) {
 	var in rpmPackageIn
 	src, err := s.readContent(r, &in, "repositories/rpm/rpm/", func(map[string]json.RawMessage) error { return nil })
 	if err != nil {
-		return RpmPackageArgs{}, nil, err
+		return RpmPackageArgs{}, nil, nil, err
 	}
 	a := RpmPackageArgs{Artifact: src.Artifact, Labels: src.Labels, FileURL: src.FileURL}
 	if in.RelativePath != nil {
@@ -388,13 +389,15 @@ func (s *Server) readRpmPackage(r *http.Request) (RpmPackageArgs, *meta.Reposito
 	if a.FileURL == "" {
 		art, err := meta.ArtifactByID(r.Context(), s.db, a.Artifact)
 		if err != nil {
-			return a, nil, err
+			return a, nil, nil, err
 		}
-		if _, err := rpm.ReadPackage(r.Context(), s.cfg.Store, art, a.RelativePath); err != nil {
-			return a, nil, badField("file", "%v", err)
+		h, err := rpm.ReadPackage(r.Context(), s.cfg.Store, art, a.RelativePath)
+		if err != nil {
+			return a, nil, nil, badField("file", "%v", err)
 		}
+		return a, src.Repository, h, nil
 	}
-	return a, src.Repository, nil
+	return a, src.Repository, nil, nil
 }
 
 // createRpmPackage creates (or finds) the package unit of an artifact.
@@ -411,7 +414,7 @@ func (s *Server) createRpmPackage(ctx context.Context, a RpmPackageArgs) (meta.C
 }
 
 func (s *Server) rpmPackageCreate(w http.ResponseWriter, r *http.Request) error {
-	a, repo, err := s.readRpmPackage(r)
+	a, repo, _, err := s.readRpmPackage(r)
 	if err != nil {
 		return err
 	}
@@ -420,14 +423,14 @@ func (s *Server) rpmPackageCreate(w http.ResponseWriter, r *http.Request) error 
 
 // rpmPackageUpload creates a package synchronously (content_rpm_packages_upload, 201).
 func (s *Server) rpmPackageUpload(w http.ResponseWriter, r *http.Request) error {
-	a, repo, err := s.readRpmPackage(r)
+	a, repo, h, err := s.readRpmPackage(r)
 	if err != nil {
 		return err
 	}
-	if repo != nil || a.FileURL != "" {
+	if repo != nil || h == nil {
 		return fieldError{"non_field_errors": {"The synchronous upload takes no 'repository' or 'file_url'; use the create operation."}}
 	}
-	c, err := s.createRpmPackage(r.Context(), a)
+	c, err := rpm.StoreUploadedPackage(r.Context(), s.db, h, a.Labels)
 	if err != nil {
 		return err
 	}

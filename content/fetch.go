@@ -2,8 +2,11 @@ package content
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"os"
 	"path"
 	"strings"
@@ -22,6 +25,55 @@ type blobSink struct {
 
 func (s *blobSink) Write(p []byte) (int, error) { return s.w.Write(p) }
 func (s *blobSink) Abort()                      { s.w.Cancel(s.ctx) }
+
+// tempSink stages one download attempt in an unnamed temporary file while hashing it.
+type tempSink struct {
+	f *os.File
+	h hash.Hash
+}
+
+func (s *tempSink) Write(p []byte) (int, error) {
+	s.h.Write(p)
+	return s.f.Write(p)
+}
+
+func (s *tempSink) Abort() { s.f.Close() }
+
+// FetchTemp downloads url (with the downloader's retries) into an unnamed temporary
+// file, rewound, and returns it with the hex digest newHash computed of it. Metadata is
+// staged this way so it can be checked whole before it is parsed.
+func FetchTemp(ctx context.Context, d *download.Downloader, url string, want download.Expect, newHash func() hash.Hash) (*os.File, string, error) {
+	var last *tempSink
+	_, err := d.Fetch(ctx, url, want, func() (download.Sink, error) {
+		f, err := TempFile()
+		if err != nil {
+			return nil, err
+		}
+		last = &tempSink{f: f, h: newHash()}
+		return last, nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := last.f.Seek(0, io.SeekStart); err != nil {
+		last.f.Close()
+		return nil, "", err
+	}
+	return last.f, hex.EncodeToString(last.h.Sum(nil)), nil
+}
+
+// Downloader makes the downloader of a stored remote; errors name the remote.
+func Downloader(r meta.Remote) (*download.Downloader, error) {
+	cfg, err := DownloadConfig(r)
+	if err != nil {
+		return nil, fmt.Errorf("remote %q: %w", r.Name, err)
+	}
+	d, err := download.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("remote %q: %w", r.Name, err)
+	}
+	return d, nil
+}
 
 // FetchBlob downloads url into the blob store, verified against want while streaming.
 func FetchBlob(ctx context.Context, store *blob.Store, d *download.Downloader, url string, want download.Expect) (blob.Digests, error) {
@@ -90,12 +142,7 @@ func Refetch(ctx context.Context, db *meta.DB, store *blob.Store, f meta.FileRef
 			errs = append(errs, err)
 			continue
 		}
-		cfg, err := DownloadConfig(m)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		d, err := download.New(cfg)
+		d, err := Downloader(m)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -3,7 +3,6 @@ package file
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,13 +34,9 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := content.DownloadConfig(remote)
+	d, err := content.Downloader(remote)
 	if err != nil {
-		return fmt.Errorf("remote %q: %w", remote.Name, err)
-	}
-	d, err := download.New(cfg)
-	if err != nil {
-		return fmt.Errorf("remote %q: %w", remote.Name, err)
+		return err
 	}
 
 	// 1. The manifest, staged to a temporary file while it is hashed.
@@ -143,25 +138,11 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 // fetchManifest downloads the manifest into an unnamed temporary file, returning it
 // rewound, with its sha256.
 func fetchManifest(ctx context.Context, d *download.Downloader, url string) (io.ReadCloser, string, error) {
-	resp, err := d.Get(ctx, url)
+	f, sum, err := content.FetchTemp(ctx, d, url, download.Expect{Size: -1}, sha256.New)
 	if err != nil {
 		return nil, "", fmt.Errorf("download manifest: %w", err)
 	}
-	defer resp.Body.Close()
-	f, err := content.TempFile()
-	if err != nil {
-		return nil, "", err
-	}
-	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(f, h), resp.Body); err != nil {
-		f.Close()
-		return nil, "", fmt.Errorf("download manifest %s: %w", url, err)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		f.Close()
-		return nil, "", err
-	}
-	return f, hex.EncodeToString(h.Sum(nil)), nil
+	return f, sum, nil
 }
 
 // downloadAll fetches every entry without a stored artifact; the downloader bounds the

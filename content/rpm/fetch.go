@@ -2,7 +2,6 @@ package rpm
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"hash"
 	"os"
@@ -13,43 +12,12 @@ import (
 	"pith/content/rpm/repodata"
 )
 
-// fileSink stages one download attempt in an unnamed temporary file while hashing it.
-type fileSink struct {
-	f *os.File
-	h hash.Hash
-}
-
-func (s *fileSink) Write(p []byte) (int, error) {
-	s.h.Write(p)
-	return s.f.Write(p)
-}
-
-func (s *fileSink) Abort() { s.f.Close() }
-
-// fetchTemp downloads url into a temporary file, rewound, and returns it with its digest
-// of type checksumType. want bounds the size when known.
+// fetchTemp stages url in a temporary file with its digest of checksumType.
 func fetchTemp(ctx context.Context, d *download.Downloader, url, checksumType string, want download.Expect) (*os.File, string, error) {
-	var last *fileSink
-	_, err := d.Fetch(ctx, url, want, func() (download.Sink, error) {
-		h, err := repodata.NewHash(checksumType)
-		if err != nil {
-			return nil, err
-		}
-		f, err := content.TempFile()
-		if err != nil {
-			return nil, err
-		}
-		last = &fileSink{f: f, h: h}
-		return last, nil
-	})
-	if err != nil {
+	if _, err := repodata.NewHash(checksumType); err != nil {
 		return nil, "", err
 	}
-	if _, err := last.f.Seek(0, 0); err != nil {
-		last.f.Close()
-		return nil, "", err
-	}
-	return last.f, hex.EncodeToString(last.h.Sum(nil)), nil
+	return content.FetchTemp(ctx, d, url, want, func() hash.Hash { h, _ := repodata.NewHash(checksumType); return h })
 }
 
 // fetchRecord downloads a metadata file repomd.xml lists and checks its size and

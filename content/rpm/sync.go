@@ -58,13 +58,9 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := content.DownloadConfig(remote)
+	d, err := content.Downloader(remote)
 	if err != nil {
-		return fmt.Errorf("remote %q: %w", remote.Name, err)
-	}
-	d, err := download.New(cfg)
-	if err != nil {
-		return fmt.Errorf("remote %q: %w", remote.Name, err)
+		return err
 	}
 	defer d.CloseIdleConnections()
 	s := &syncRun{p: p, r: r, d: d, remote: remote, base: strings.TrimSuffix(remote.URL, "/") + "/", args: a}
@@ -272,8 +268,10 @@ func storePackage(ctx context.Context, tx *meta.Tx, pkg *repodata.Package, remot
 	}
 	size := pkg.SizePackage
 	file := meta.ContentFile{RelativePath: pkg.LocationHref, RemoteID: remoteID, URL: url, Size: &size, SHA256: digest}
-	if art, err := meta.ArtifactBySHA256(ctx, tx, digest); err == nil && digest != "" {
-		file.ArtifactID = &art.ID
+	if digest != "" {
+		if art, err := meta.ArtifactBySHA256(ctx, tx, digest); err == nil {
+			file.ArtifactID = &art.ID
+		}
 	}
 	c, created, err := meta.PutContent(ctx, tx, meta.Content{Type: PackageType, NaturalKey: packageKey(pkg), RepoKey: pkg.NEVRA(),
 		RelativePath: pkg.LocationHref, Digest: digest, Attrs: attrs}, []meta.ContentFile{file})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"pith/api/openapi"
 	"pith/content/rpm"
@@ -124,7 +125,8 @@ type copyEntryIn struct {
 
 // CopyArgs are the arguments of the rpm copy task.
 type CopyArgs struct {
-	Entries []copyEntry `json:"entries"`
+	Entries           []copyEntry `json:"entries"`
+	DependencySolving bool        `json:"dependency_solving"`
 }
 
 type copyEntry struct {
@@ -149,9 +151,6 @@ func (s *Server) rpmCopy(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(raw, &in); err != nil {
 		return err
 	}
-	if in.DependencySolving == nil || *in.DependencySolving {
-		return badField("dependency_solving", "Dependency solving is not supported by this server yet; pass dependency_solving=false to copy the units named.")
-	}
 	var entries []copyEntryIn
 	dec := json.NewDecoder(bytes.NewReader(in.Config))
 	dec.DisallowUnknownFields()
@@ -159,7 +158,7 @@ func (s *Server) rpmCopy(w http.ResponseWriter, r *http.Request) error {
 		return badField("config", "Must be a non-empty list of {source_repo_version, dest_repo, dest_base_version, content}: %v", err)
 	}
 	ctx := r.Context()
-	var a CopyArgs
+	a := CopyArgs{DependencySolving: in.DependencySolving == nil || *in.DependencySolving} // Pulp's default is to solve
 	var exclusive, shared []string
 	for i, e := range entries {
 		field := fmt.Sprintf("config[%d]", i)
@@ -219,26 +218,49 @@ func (s *Server) rpmCopy(w http.ResponseWriter, r *http.Request) error {
 	return accepted(w, t)
 }
 
-// runCopy adds the units of each entry to its destination: one new version per
-// destination repository.
+// runCopy adds the units of each entry, with the units they name and, when asked, the
+// packages their dependencies need (rpm.CopyPlan), to its destination: one new version
+// per destination repository.
 func (s *Server) runCopy(ctx context.Context, r *task.Run) error {
 	var a CopyArgs
 	if err := r.Args(&a); err != nil {
 		return err
 	}
-	var order []string
-	adds := map[string]*meta.Change{}
-	for _, e := range a.Entries {
+	plan := make([]rpm.CopyEntry, len(a.Entries))
+	for i, e := range a.Entries {
 		src, err := meta.RepositoryByPulpID(ctx, s.db, e.Source)
 		if err != nil {
 			return err
 		}
-		ids := e.Content
-		if ids == nil {
-			if ids, err = meta.VersionContentIDs(ctx, s.db, src.ID, e.SourceVersion); err != nil {
-				return err
-			}
+		dest, err := meta.RepositoryByPulpID(ctx, s.db, e.Dest)
+		if err != nil {
+			return err
 		}
+		plan[i] = rpm.CopyEntry{Source: src.ID, SourceVersion: e.SourceVersion, Dest: dest.ID, DestVersion: dest.LatestVersion, Content: e.Content}
+		if e.DestBase != nil {
+			plan[i].DestVersion = *e.DestBase
+		}
+	}
+	prog := r.Progress("copy.content", "Copying content", int64(len(plan)))
+	units, problems, err := rpm.CopyPlan(ctx, s.db, plan, a.DependencySolving)
+	if err != nil {
+		prog.Finish(err)
+		return err
+	}
+	if len(problems) > 0 {
+		// Pulp logs them and copies what it can; here they are in the task too.
+		shown := problems[:min(len(problems), 10)]
+		msg := "Unmet dependencies, copy may be incomplete: " + strings.Join(shown, "; ")
+		if len(problems) > len(shown) {
+			msg += fmt.Sprintf("; and %d more", len(problems)-len(shown))
+		}
+		unmet := r.Progress("copy.depsolving.unmet", msg, int64(len(problems)))
+		unmet.Add(int64(len(problems)))
+		unmet.Finish(nil)
+	}
+	var order []string
+	adds := map[string]*meta.Change{}
+	for i, e := range a.Entries {
 		ch := adds[e.Dest]
 		if ch == nil {
 			ch = &meta.Change{}
@@ -248,13 +270,16 @@ func (s *Server) runCopy(ctx context.Context, r *task.Run) error {
 		if e.DestBase != nil {
 			ch.Base = e.DestBase
 		}
-		ch.Add = append(ch.Add, ids...)
+		ch.Add = append(ch.Add, units[i]...)
 	}
 	for _, dest := range order {
 		if err := s.newVersion(ctx, r, dest, *adds[dest]); err != nil {
+			prog.Finish(err)
 			return err
 		}
 	}
+	prog.Add(int64(len(plan)))
+	prog.Finish(nil)
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // present reads a version's content_summary.present counts.
@@ -77,6 +79,39 @@ func TestRpmWorkflow(t *testing.T) {
 			}
 			if out, err := c.try("rpm", "repository", "sync", "--name", "mirror", "--remote", "zoo2", "--sync-policy", "mirror_complete", "--skip-type", "srpm"); err == nil || !strings.Contains(out, "skip_types") {
 				t.Errorf("mirror_complete with skip_types was not refused: %v %s", err, out)
+			}
+
+			// Copy: an advisory brings its packages; with dependency solving a package
+			// brings what it requires (duck 0.6 needs lion) and its module stream.
+			var zooV entity
+			c.json(&zooV, "rpm", "repository", "version", "show", "--repository", "zoo")
+			var found []entity
+			c.json(&found, "rpm", "content", "list", "--name", "duck", "--version", "0.6")
+			var advisories []entity
+			c.json(&advisories, "rpm", "content", "-t", "advisory", "list", "--id", "KATELLO-RHEA-2010:0111")
+			if len(found) != 1 || len(advisories) != 1 {
+				t.Fatalf("duck 0.6: %d found, advisory: %d found", len(found), len(advisories))
+			}
+			for _, tc := range []struct {
+				repo, content string
+				solve         bool
+				want          map[string]float64
+			}{
+				{"copy-advisory", advisories[0].str("pulp_href"), false, map[string]float64{"rpm.advisory": 1, "rpm.package": 2}},
+				{"copy-solved", found[0].str("pulp_href"), true, map[string]float64{"rpm.package": 2, "rpm.modulemd": 1}},
+			} {
+				var dest entity
+				c.json(&dest, "rpm", "repository", "create", "--name", tc.repo)
+				cfg := fmt.Sprintf(`[{"source_repo_version": %q, "dest_repo": %q, "content": [%q]}]`, zooV.str("pulp_href"), dest.str("pulp_href"), tc.content)
+				args := []string{"rpm", "copy", "--config", cfg}
+				if tc.solve {
+					args = append(args, "--dependency-solving")
+				}
+				c.run(args...)
+				c.json(&v, "rpm", "repository", "version", "show", "--repository", tc.repo)
+				if diff := cmp.Diff(tc.want, present(v)); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", tc.repo, diff)
+				}
 			}
 
 			// Publish, distribute, and let dnf use it.

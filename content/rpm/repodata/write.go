@@ -144,6 +144,12 @@ func attr(b []byte, name, v string) []byte {
 	return append(b, '"')
 }
 
+// FileMarker is the text that a filelists fragment holds for path, whatever its type:
+// searching stored fragments for it finds the packages that install path.
+func FileMarker(path string) string {
+	return string(append(escape([]byte(">"), path, 0), "</file>"...))
+}
+
 func appendFile(b []byte, indent string, f File) []byte {
 	b = append(b, indent...)
 	if f.Type != "" && f.Type != "file" {

@@ -8,22 +8,23 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
+	"pith/bench/load"
+	"pith/bench/rpmgen"
 	"pith/content/rpm/repodata"
 )
 
-// GenerateYum writes the repodata of a yum repository of n packages with realistic
-// metadata (dependencies, about 50 files and 10 changelog entries each) under dir. The
-// packages themselves are not written: an on_demand sync never fetches them.
-func GenerateYum(dir string, n int) error {
-	if err := os.MkdirAll(filepath.Join(dir, "repodata"), 0o755); err != nil {
-		return err
-	}
+// YumPackages returns the packages of the generated repository of n packages, in order:
+// realistic metadata (dependencies, about 50 files and 10 changelog entries each). Call
+// it for i = 0, 1, ... in order: it draws from one random source.
+func YumPackages(n int) func(i int) *repodata.Package {
 	r := rand.New(rand.NewPCG(1, uint64(n)))
-	pkg := func(i int) *repodata.Package {
+	return func(i int) *repodata.Package {
 		name := fmt.Sprintf("pkg%05d", i)
 		p := &repodata.Package{Name: name, Epoch: "0", Version: fmt.Sprintf("%d.%d", 1+i%7, i%13), Release: "1.el9", Arch: "x86_64",
 			ChecksumType: "sha256", PkgID: fmt.Sprintf("%064x", r.Uint64())[:64], Summary: "Generated package " + name,
@@ -49,9 +50,17 @@ func GenerateYum(dir string, n int) error {
 		}
 		return p
 	}
+}
+
+// GenerateYum writes the repodata of the yum repository of YumPackages(n) under dir.
+// The packages themselves are not written: an on_demand sync never fetches them.
+func GenerateYum(dir string, n int) error {
+	if err := os.MkdirAll(filepath.Join(dir, "repodata"), 0o755); err != nil {
+		return err
+	}
 	var records []repodata.Record
 	for _, kind := range []repodata.Kind{repodata.Primary, repodata.Filelists, repodata.Other} {
-		r = rand.New(rand.NewPCG(1, uint64(n))) // the same packages in each file
+		pkg := YumPackages(n) // the same packages in each file
 		tmp := filepath.Join(dir, "repodata", kind.String()+".tmp")
 		f, err := os.Create(tmp)
 		if err != nil {
@@ -86,25 +95,39 @@ func GenerateYum(dir string, n int) error {
 }
 
 // RpmConfig is the rpm sync-and-publish scenario of the rpm issue: a generated
-// repository of Packages synced on demand from a local server, then published.
+// repository of Packages synced on demand from a local server by each target, then
+// published; with Createrepo, createrepo_c indexes the same packages written as .rpm
+// files, for comparison with publishing.
 type RpmConfig struct {
-	URL, User, Password string
-	Packages            int
-	Dir                 string // where the generated repository goes
-	PID                 int    // server process, for peak RSS (0 = not reported)
+	Targets    []Target
+	Packages   int
+	Dir        string // where the generated repository (and the .rpm files) go
+	Createrepo bool
+}
+
+// RpmRow is what one target did.
+type RpmRow struct {
+	Target          string
+	Sync, Publish   time.Duration
+	ResyncUnchanged time.Duration
+	PeakRSSMiB      float64 // largest single process of the target
+	TotalRSSMiB     float64 // all its processes together, at their peak
+	Err             error
 }
 
 // RpmResult is what the scenario measured.
 type RpmResult struct {
-	Packages        int
-	Generate        time.Duration
-	Sync, Publish   time.Duration
-	PeakRSSMiB      float64
-	MetadataMiB     float64 // compressed primary + filelists + other
-	ResyncUnchanged time.Duration
+	Packages    int
+	Generate    time.Duration
+	MetadataMiB float64 // compressed primary + filelists + other
+	Rows        []RpmRow
+	// Createrepo is createrepo_c over the packages as files (0: not run).
+	Createrepo      time.Duration
+	CreaterepoRSS   float64
+	CreaterepoFiles int64 // bytes of .rpm files it read
 }
 
-// Rpm runs the scenario.
+// Rpm runs the scenario on each target in turn, over the same generated repository.
 func Rpm(ctx context.Context, cfg RpmConfig) (RpmResult, error) {
 	res := RpmResult{Packages: cfg.Packages}
 	t0 := time.Now()
@@ -125,8 +148,25 @@ func Rpm(ctx context.Context, cfg RpmConfig) (RpmResult, error) {
 	srv := &http.Server{Handler: http.FileServer(http.Dir(cfg.Dir))}
 	go srv.Serve(l)
 	defer srv.Close()
+	for _, t := range cfg.Targets {
+		row := rpmTarget(ctx, t, "http://"+l.Addr().String()+"/")
+		res.Rows = append(res.Rows, row)
+		if row.Err != nil {
+			return res, fmt.Errorf("%s: %w", t.Name, row.Err)
+		}
+	}
+	if cfg.Createrepo {
+		if err := createrepo(ctx, filepath.Join(cfg.Dir, "rpms"), cfg.Packages, &res); err != nil {
+			return res, fmt.Errorf("createrepo_c: %w", err)
+		}
+	}
+	return res, nil
+}
 
-	c := newClient(cfg.URL, cfg.User, cfg.Password)
+// rpmTarget syncs the repository at url on demand, publishes it, and syncs it again.
+func rpmTarget(ctx context.Context, t Target, url string) (row RpmRow) {
+	row.Target = t.Name
+	c := newClient(t.URL, t.User, t.Password)
 	stamp := strings.ReplaceAll(time.Now().Format("150405.000"), ".", "-")
 	var remote, repo struct {
 		Href string `json:"pulp_href"`
@@ -134,12 +174,12 @@ func Rpm(ctx context.Context, cfg RpmConfig) (RpmResult, error) {
 	var task struct {
 		Task string `json:"task"`
 	}
-	if err := c.json(ctx, "POST", "/pulp/api/v3/remotes/rpm/rpm/", map[string]any{"name": "bench-" + stamp,
-		"url": "http://" + l.Addr().String() + "/", "policy": "on_demand"}, &remote); err != nil {
-		return res, err
+	if row.Err = c.json(ctx, "POST", "/pulp/api/v3/remotes/rpm/rpm/", map[string]any{"name": "bench-" + stamp,
+		"url": url, "policy": "on_demand"}, &remote); row.Err != nil {
+		return row
 	}
-	if err := c.json(ctx, "POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": "bench-" + stamp, "remote": remote.Href}, &repo); err != nil {
-		return res, err
+	if row.Err = c.json(ctx, "POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": "bench-" + stamp, "remote": remote.Href}, &repo); row.Err != nil {
+		return row
 	}
 	timed := func(path string, body any) (time.Duration, error) {
 		t := time.Now()
@@ -149,23 +189,75 @@ func Rpm(ctx context.Context, cfg RpmConfig) (RpmResult, error) {
 		err := c.wait(ctx, task.Task)
 		return time.Since(t), err
 	}
-	if res.Sync, err = timed(repo.Href+"sync/", map[string]any{}); err != nil {
-		return res, err
+	s := load.StartSampler(100*time.Millisecond, t.Procs)
+	defer func() {
+		u := s.Stop()
+		row.PeakRSSMiB, row.TotalRSSMiB = u.MaxProcRSSMiB, u.PeakRSSMiB
+	}()
+	if row.Sync, row.Err = timed(repo.Href+"sync/", map[string]any{}); row.Err != nil {
+		return row
 	}
-	if res.Publish, err = timed("/pulp/api/v3/publications/rpm/rpm/", map[string]any{"repository": repo.Href}); err != nil {
-		return res, err
+	if row.Publish, row.Err = timed("/pulp/api/v3/publications/rpm/rpm/", map[string]any{"repository": repo.Href}); row.Err != nil {
+		return row
 	}
-	if res.ResyncUnchanged, err = timed(repo.Href+"sync/", map[string]any{}); err != nil {
-		return res, err
+	row.ResyncUnchanged, row.Err = timed(repo.Href+"sync/", map[string]any{})
+	return row
+}
+
+// createrepo writes the packages as .rpm files (small payloads; createrepo_c reads the
+// headers and checksums the files) and times createrepo_c over them, without the
+// sqlite databases that neither pith nor Pulp publish by default.
+func createrepo(ctx context.Context, dir string, n int, res *RpmResult) error {
+	path, err := exec.LookPath("createrepo_c")
+	if err != nil {
+		return err
 	}
-	res.PeakRSSMiB = peakRSS(cfg.PID)
-	return res, nil
+	written, err := rpmgen.WriteDir(dir, YumPackages(n), n, 2000, runtime.NumCPU())
+	if err != nil {
+		return err
+	}
+	for _, w := range written {
+		res.CreaterepoFiles += w.Size
+	}
+	cmd := exec.CommandContext(ctx, path, "--no-database", "--workers", fmt.Sprint(runtime.NumCPU()), dir)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	t := time.Now()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	s := load.StartSampler(50*time.Millisecond, load.Selector{PIDs: []int{cmd.Process.Pid}, Children: true})
+	err = cmd.Wait()
+	res.Createrepo = time.Since(t)
+	res.CreaterepoRSS = s.Stop().MaxProcRSSMiB
+	if err != nil {
+		return fmt.Errorf("%v: %s", err, out.String())
+	}
+	return nil
 }
 
 // RpmMarkdown renders a result.
 func RpmMarkdown(w io.Writer, r RpmResult) {
-	fmt.Fprintf(w, "\n| packages | metadata (gz) | sync on_demand | publish | unchanged re-sync | server peak RSS |\n| --- | --- | --- | --- | --- | --- |\n")
-	fmt.Fprintf(w, "| %d | %.1f MiB | %s | %s | %s | %.0f MiB |\n", r.Packages, r.MetadataMiB, secs(r.Sync), secs(r.Publish), secs(r.ResyncUnchanged), r.PeakRSSMiB)
+	fmt.Fprintf(w, "\n%d packages, %.1f MiB of metadata (gz), generated in %s.\n", r.Packages, r.MetadataMiB, secs(r.Generate))
+	fmt.Fprintf(w, "\n| server | sync on_demand | publish | unchanged re-sync | peak RSS, largest process | peak RSS, all processes |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, row := range r.Rows {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %.0f MiB | %.0f MiB |\n", row.Target, secs(row.Sync), secs(row.Publish), secs(row.ResyncUnchanged), row.PeakRSSMiB, row.TotalRSSMiB)
+	}
+	if len(r.Rows) == 2 && r.Rows[0].Sync > 0 && r.Rows[0].Publish > 0 {
+		a, b := r.Rows[0], r.Rows[1]
+		fmt.Fprintf(w, "| %s ÷ %s | %.1f× | %.1f× | %.1f× | | |\n", b.Target, a.Target, ratio(b.Sync, a.Sync), ratio(b.Publish, a.Publish), ratio(b.ResyncUnchanged, a.ResyncUnchanged))
+	}
+	if r.Createrepo > 0 {
+		fmt.Fprintf(w, "\ncreaterepo_c --no-database over the same packages as .rpm files (%.0f MiB): %s, peak RSS %.0f MiB.\n",
+			float64(r.CreaterepoFiles)/(1<<20), secs(r.Createrepo), r.CreaterepoRSS)
+	}
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a.Seconds() / b.Seconds()
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }

@@ -19,14 +19,18 @@ func TestBenchUpload(t *testing.T) {
 	}
 }
 
-// The rpm benchmark keeps working (a tiny repository; no timings asserted).
+// The rpm benchmark keeps working (a tiny repository; no timings asserted): pith and a
+// peer (another pith standing in for Pulp) side by side, and createrepo_c.
 func TestBenchRpm(t *testing.T) {
-	s := startPith(t, "")
-	out, err := exec.Command(pithBin, "bench", "rpm", "--url", s.url, "--password", adminPassword, "--packages", "50").CombinedOutput()
+	s, peer := startPith(t, ""), startPith(t, "")
+	out, err := exec.Command(pithBin, "bench", "rpm", "--url", s.url, "--password", adminPassword, "--packages", "50",
+		"--peer", "other="+peer.url+",password="+adminPassword, "--createrepo").CombinedOutput()
 	if err != nil {
 		t.Fatalf("pith bench rpm: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "| 50 |") {
-		t.Errorf("no result row for 50 packages:\n%s", out)
+	for _, want := range []string{"50 packages", "| pith |", "| other |", "| other ÷ pith |", "createrepo_c --no-database"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("no %q in the output:\n%s", want, out)
+		}
 	}
 }

@@ -54,7 +54,8 @@ func benchCmd(ctx context.Context, args []string) error {
 	return err
 }
 
-// benchRpm runs the rpm scenario: sync on demand and publish a generated repository.
+// benchRpm runs the rpm scenario: sync on demand and publish a generated repository,
+// on pith and on any peers, and createrepo_c over the same packages.
 func benchRpm(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench rpm", flag.ContinueOnError)
 	url := fs.String("url", "http://127.0.0.1:24817", "pith origin")
@@ -62,7 +63,15 @@ func benchRpm(ctx context.Context, args []string) error {
 	password := fs.String("password", os.Getenv("PITH_ADMIN_PASSWORD"), "password (env PITH_ADMIN_PASSWORD)")
 	packages := fs.Int("packages", 20000, "packages in the generated repository")
 	dir := fs.String("dir", "", "where to generate the repository (default: a temporary directory)")
-	pid := fs.Int("pid", 0, "server process id, to report its peak RSS")
+	pid := fs.Int("pid", 0, "pith's process id, to report its peak RSS")
+	createrepo := fs.Bool("createrepo", false, "also write the packages as .rpm files and time createrepo_c over them")
+	var peers []bench.Target
+	fs.Func("peer", "another server to measure the same way, name=URL[,user=U][,password=P][,procs=a|b] (repeatable; "+
+		"e.g. Pulp=http://127.0.0.1:24817,procs=pulpcore-worker, password from PASSWORD_PULP)", func(v string) error {
+		t, err := bench.ParseTarget(v)
+		peers = append(peers, t)
+		return err
+	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -78,7 +87,11 @@ func benchRpm(ctx context.Context, args []string) error {
 		defer os.RemoveAll(tmp)
 		d = tmp
 	}
-	res, err := bench.Rpm(ctx, bench.RpmConfig{URL: strings.TrimSuffix(*url, "/"), User: *user, Password: *password, Packages: *packages, Dir: d, PID: *pid})
+	pith := bench.Target{Name: "pith", URL: strings.TrimSuffix(*url, "/"), User: *user, Password: *password}
+	if *pid != 0 {
+		pith.Procs.PIDs = []int{*pid}
+	}
+	res, err := bench.Rpm(ctx, bench.RpmConfig{Targets: append([]bench.Target{pith}, peers...), Packages: *packages, Dir: d, Createrepo: *createrepo})
 	bench.RpmMarkdown(os.Stdout, res)
 	return err
 }

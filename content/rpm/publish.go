@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"pith/blob"
@@ -166,9 +168,22 @@ func (w *pubWriter) put(r io.Reader) (meta.Artifact, error) {
 // metadata writes one repodata file with write, compressed and measured in one pass, and
 // records it in repomd.xml and the publication.
 func (w *pubWriter) metadata(typ string, compress bool, write func(io.Writer) error) error {
-	bw, err := w.p.store.NewWriter(w.ctx)
+	rec, f, err := w.metadataFile(typ, compress, write)
 	if err != nil {
 		return err
+	}
+	w.records = append(w.records, rec)
+	w.files = append(w.files, f)
+	return nil
+}
+
+// metadataFile writes and stores one repodata file; it may run alongside others.
+func (w *pubWriter) metadataFile(typ string, compress bool, write func(io.Writer) error) (repodata.Record, meta.PublishedFile, error) {
+	var rec repodata.Record
+	var file meta.PublishedFile
+	bw, err := w.p.store.NewWriter(w.ctx)
+	if err != nil {
+		return rec, file, err
 	}
 	defer bw.Cancel(w.ctx)
 	c := repodata.Compression(w.a.Compression)
@@ -177,31 +192,29 @@ func (w *pubWriter) metadata(typ string, compress bool, write func(io.Writer) er
 	}
 	cw, err := repodata.NewCompressWriter(bw, c, w.a.ChecksumType)
 	if err != nil {
-		return err
+		return rec, file, err
 	}
 	if err := write(cw); err != nil {
-		return fmt.Errorf("write %s: %w", typ, err)
+		return rec, file, fmt.Errorf("write %s: %w", typ, err)
 	}
 	if err := cw.Close(); err != nil {
-		return err
+		return rec, file, err
 	}
 	sums := cw.Sums()
 	dg, err := bw.Commit(w.ctx, blob.Expect{Size: sums.Size})
 	if err != nil {
-		return err
+		return rec, file, err
 	}
 	art, _, err := meta.PutArtifact(w.ctx, w.p.db, content.Artifact(dg))
 	if err != nil {
-		return err
+		return rec, file, err
 	}
 	name := typ + ".xml"
 	if typ == "modules" {
 		name = "modules.yaml"
 	}
 	href := "repodata/" + sums.Checksum + "-" + name + c.Ext()
-	w.records = append(w.records, sums.Record(typ, href, time.Now().Unix()))
-	w.files = append(w.files, meta.PublishedFile{RelativePath: href, ArtifactID: &art.ID})
-	return nil
+	return sums.Record(typ, href, time.Now().Unix()), meta.PublishedFile{RelativePath: href, ArtifactID: &art.ID}, nil
 }
 
 // packages writes primary, filelists and other from the stored fragments, and returns
@@ -216,47 +229,59 @@ func (w *pubWriter) packages(repoID, n int64) ([]meta.PublishedFile, error) {
 	names := []string{"primary", "filelists", "other"}
 	var files []meta.PublishedFile
 	paths := map[string]bool{}
+	// The three files are written side by side: each is one query and one compressor.
+	recs := make([]repodata.Record, len(kinds))
+	stored := make([]meta.PublishedFile, len(kinds))
+	errs := make([]error, len(kinds))
+	var wg sync.WaitGroup
 	for i, kind := range kinds {
 		col := []string{"f.primary_xml", "f.filelists_xml", "f.other_xml"}[i]
-		err := w.metadata(names[i], true, func(out io.Writer) error {
-			dw := repodata.NewDocumentWriter(out, kind, count)
-			rows, err := w.p.db.Query(w.ctx, `SELECT c.relative_path, ca.id, `+col+` FROM contents c
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			recs[i], stored[i], errs[i] = w.metadataFile(names[i], true, func(out io.Writer) error {
+				dw := repodata.NewDocumentWriter(out, kind, count)
+				rows, err := w.p.db.Query(w.ctx, `SELECT c.relative_path, ca.id, `+col+` FROM contents c
 				JOIN rpm_fragments f ON f.content_id = c.id
 				JOIN content_artifacts ca ON ca.content_id = c.id
 				WHERE c.type = ? AND `+inVersion+` ORDER BY c.id`, PackageType, repoID, n, n)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var location, frag string
-				var caID int64
-				if err := rows.Scan(&location, &caID, &frag); err != nil {
+				if err != nil {
 					return err
 				}
-				served := packagePath(w.a.Layout, location)
-				b := []byte(frag)
-				if kind == repodata.Primary {
-					if paths[served] {
-						return fmt.Errorf("two packages of version %d are named %s", n, path.Base(location))
+				defer rows.Close()
+				for rows.Next() {
+					var location, frag string
+					var caID int64
+					if err := rows.Scan(&location, &caID, &frag); err != nil {
+						return err
 					}
-					paths[served] = true
-					b = repodata.Relocate(b, served)
-					files = append(files, meta.PublishedFile{RelativePath: served, ContentArtifactID: &caID})
+					served := packagePath(w.a.Layout, location)
+					b := []byte(frag)
+					if kind == repodata.Primary {
+						if paths[served] {
+							return fmt.Errorf("two packages of version %d are named %s", n, path.Base(location))
+						}
+						paths[served] = true
+						b = repodata.Relocate(b, served)
+						files = append(files, meta.PublishedFile{RelativePath: served, ContentArtifactID: &caID})
+					}
+					if err := dw.WriteFragment(b); err != nil {
+						return err
+					}
 				}
-				if err := dw.WriteFragment(b); err != nil {
+				if err := rows.Err(); err != nil {
 					return err
 				}
-			}
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			return dw.Close()
-		})
-		if err != nil {
-			return nil, err
-		}
+				return dw.Close()
+			})
+		}()
 	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	w.records = append(w.records, recs...)
+	w.files = append(w.files, stored...)
 	return files, nil
 }
 

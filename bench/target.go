@@ -1,0 +1,50 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"pith/bench/load"
+)
+
+// Target is a server a scenario measures: pith, or upstream Pulp on loopback
+// (../shared/tools/pulp-peer) for the side-by-side figures. Both speak the same API.
+type Target struct {
+	Name                string // shown in tables: "pith", "Pulp"
+	URL, User, Password string // API origin and credentials
+	// Procs selects the server's processes, for their peak memory and CPU.
+	Procs load.Selector
+}
+
+// ParseTarget reads "name=URL" with optional ",user=…,password=…,procs=a|b" parts; procs
+// lists command-line substrings of the target's processes (their children count too).
+// An empty password is taken from the environment variable PASSWORD_<NAME>.
+func ParseTarget(s string) (Target, error) {
+	name, rest, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return Target{}, fmt.Errorf("target %q: want name=URL[,user=U][,password=P][,procs=a|b]", s)
+	}
+	parts := strings.Split(rest, ",")
+	t := Target{Name: name, URL: strings.TrimSuffix(parts[0], "/"), User: "admin", Procs: load.Selector{Children: true}}
+	if !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
+		return t, fmt.Errorf("target %q: %q is not an http(s) URL", s, parts[0])
+	}
+	for _, p := range parts[1:] {
+		k, v, _ := strings.Cut(p, "=")
+		switch k {
+		case "user":
+			t.User = v
+		case "password":
+			t.Password = v
+		case "procs":
+			t.Procs.CmdlineContains = strings.Split(v, "|")
+		default:
+			return t, fmt.Errorf("target %q: unknown part %q (user, password, procs)", s, k)
+		}
+	}
+	if t.Password == "" {
+		t.Password = os.Getenv("PASSWORD_" + strings.ToUpper(name))
+	}
+	return t, nil
+}

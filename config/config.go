@@ -49,6 +49,8 @@ type Config struct {
 	// MetadataSigningKey is an armored OpenPGP private key (no passphrase) that signs
 	// repository metadata, offered as the signing service "pith-metadata".
 	MetadataSigningKey string `json:"metadata_signing_key"`
+	// PprofListen serves Go's profiler (/debug/pprof/) on its own address; "" = off.
+	PprofListen string `json:"pprof_listen"`
 }
 
 // Defaults are the embedded single-machine settings.
@@ -115,6 +117,7 @@ func settings() []setting {
 		{"tuning", "tuning profile: small, medium, large, xlarge or auto", str(func(c *Config) *string { return &c.Tuning })},
 		{"workers", "task workers in this process (0 = from the tuning profile)", num("workers", func(c *Config) *int { return &c.Workers })},
 		{"log-level", "debug, info, warn or error", str(func(c *Config) *string { return &c.LogLevel })},
+		{"pprof-listen", "serve Go's profiler (/debug/pprof/) on this host:port, apart from the API (default: off)", str(func(c *Config) *string { return &c.PprofListen })},
 		{"allowed-checksums", "comma-separated digests to record (sha256 always)",
 			func(c *Config, v string) error { c.AllowedChecksums = strings.Split(v, ","); return nil }},
 		{"orphan-protection-minutes", "minutes new unreferenced content is safe from orphan cleanup",

@@ -9,8 +9,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"pith/api"
@@ -25,6 +27,8 @@ import (
 	"pith/serve"
 	"pith/sign"
 	"pith/task"
+
+	"golang.org/x/sys/unix"
 )
 
 func logger(cfg config.Config) *slog.Logger {
@@ -293,7 +297,12 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 		<-ctx.Done()
 		return nil
 	}
-	ln, err := net.Listen("tcp", cfg.Listen)
+	if cfg.PprofListen != "" {
+		if err := servePprof(ctx, cfg.PprofListen, n.log); err != nil {
+			return err
+		}
+	}
+	ln, err := listen(ctx, cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
@@ -329,4 +338,34 @@ func runRoles(ctx context.Context, name string, cfg config.Config, r roles) erro
 	}
 	defer n.db.Close()
 	return runNode(ctx, cfg, n, r)
+}
+
+// listen opens the address with SO_REUSEPORT, so that several pith processes (content
+// processes, say) can share one address and the kernel spreads connections over them.
+func listen(ctx context.Context, addr string) (net.Listener, error) {
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) { serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEPORT, 1) })
+		return errors.Join(err, serr)
+	}}
+	return lc.Listen(ctx, "tcp", addr)
+}
+
+// servePprof serves the profiler on its own listener until ctx ends.
+func servePprof(ctx context.Context, addr string, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("pprof-listen %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	go func() { <-ctx.Done(); srv.Close() }()
+	log.Info("profiler serving", "listen", ln.Addr().String())
+	return nil
 }

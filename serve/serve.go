@@ -30,6 +30,9 @@ type Options struct {
 	// Shared, when set, is a Redis cache of path resolutions shared by all content
 	// processes, consulted after this process's own cache.
 	Shared *Shared
+	// NoCache resolves every request in the database and reads every file from storage:
+	// no resolution cache, local or shared, and no small-file cache.
+	NoCache bool
 }
 
 // Server is the content app.
@@ -212,6 +215,9 @@ type resolution struct {
 
 func (s *Server) resolve(ctx context.Context, t *distTable, d meta.Distribution, rel string) (resolution, error) {
 	src := t.serving[d.ID]
+	if s.opt.NoCache {
+		return s.lookup(ctx, d, src, rel)
+	}
 	key := resolutionKey{dist: d.PulpID, pub: src.PubPulpID, repo: src.RepoPulpID, number: src.Number, path: rel}
 	if res, ok := s.cache.get(key); ok {
 		return res, nil
@@ -365,7 +371,7 @@ func (s *Server) serveArtifact(w http.ResponseWriter, r *http.Request, name stri
 		return
 	}
 	defer f.Close()
-	if a.Size <= smallMax {
+	if a.Size <= smallMax && !s.opt.NoCache {
 		if data, err := readSmall(f, a.Size); err == nil {
 			s.small.put(a, contentType(name), data).serve(w, r, name, a)
 			return

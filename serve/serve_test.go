@@ -557,3 +557,30 @@ func TestLargeFileFromStore(t *testing.T) {
 		t.Errorf("If-Range: %d %q", resp.StatusCode, body)
 	}
 }
+
+// With NoCache every request is resolved in the database and read from storage: nothing
+// is kept, and the answers are the same.
+func TestNoCache(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.srv = New(f.db, f.store, Options{NoCache: true})
+	data := []byte("small file")
+	pub := f.publish(f.version(f.stored("a.txt", data)).Number)
+	if _, err := meta.CreateDistribution(context.Background(), f.db, meta.Distribution{Type: "file.file", Name: "d", BasePath: "nc", PublicationID: &pub.ID}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if rec := f.get("/pulp/content/nc/a.txt"); rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), data) {
+			t.Fatalf("GET %d: %d %q", i, rec.Code, rec.Body.String())
+		}
+		if rec := f.get("/pulp/content/nc/missing"); rec.Code != 404 {
+			t.Fatalf("GET missing %d: %d", i, rec.Code)
+		}
+	}
+	if n := f.srv.cache.len(); n != 0 {
+		t.Errorf("%d resolutions cached", n)
+	}
+	if sf := f.srv.small.get(sum(data)); sf != nil {
+		t.Errorf("the small file was cached")
+	}
+}

@@ -163,7 +163,7 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 		}
 	}
 	content := serve.New(db, store, serve.Options{GracePeriod: cfg.GracePeriod(), Logger: log, ContentOrigin: cfg.ContentOrigin, CacheSize: config.Profile(cfg.Tuning).CacheSize,
-		RedirectToStorage: cfg.RedirectToObjectStorage, Shared: shared})
+		RedirectToStorage: cfg.RedirectToObjectStorage, Shared: shared, NoCache: cfg.Cache == "off"})
 	inv := &invalidator{db: db, local: content}
 	ft := file.New(db, store, inv.Invalidate)
 	a, err := api.New(api.Config{

@@ -55,12 +55,37 @@ func YumPackages(n int) func(i int) *repodata.Package {
 // GenerateYum writes the repodata of the yum repository of YumPackages(n) under dir.
 // The packages themselves are not written: an on_demand sync never fetches them.
 func GenerateYum(dir string, n int) error {
+	return writeRepodata(dir, n, func() func(int) *repodata.Package { return YumPackages(n) })
+}
+
+// WriteYumRepo writes the packages of YumPackages(n) as .rpm files with payload bytes of
+// file content each, and the repodata that describes them with their real checksums and
+// sizes: a repository an immediate sync downloads and dnf installs from.
+func WriteYumRepo(dir string, n int, payload int64) ([]rpmgen.Written, error) {
+	written, err := rpmgen.WriteDir(dir, YumPackages(n), n, payload, runtime.NumCPU())
+	if err != nil {
+		return nil, err
+	}
+	err = writeRepodata(dir, n, func() func(int) *repodata.Package {
+		next := YumPackages(n)
+		return func(i int) *repodata.Package {
+			p := next(i)
+			p.PkgID, p.SizePackage = written[i].SHA256, written[i].Size
+			return p
+		}
+	})
+	return written, err
+}
+
+// writeRepodata writes primary, filelists, other and repomd.xml for n packages; each
+// file takes the packages from a fresh call of pkgs.
+func writeRepodata(dir string, n int, pkgs func() func(int) *repodata.Package) error {
 	if err := os.MkdirAll(filepath.Join(dir, "repodata"), 0o755); err != nil {
 		return err
 	}
 	var records []repodata.Record
 	for _, kind := range []repodata.Kind{repodata.Primary, repodata.Filelists, repodata.Other} {
-		pkg := YumPackages(n) // the same packages in each file
+		pkg := pkgs() // the same packages in each file
 		tmp := filepath.Join(dir, "repodata", kind.String()+".tmp")
 		f, err := os.Create(tmp)
 		if err != nil {

@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -32,5 +35,45 @@ func TestBenchRpm(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("no %q in the output:\n%s", want, out)
 		}
+	}
+}
+
+// The content-serving study keeps working: a tiny repository, two load levels.
+func TestBenchServe(t *testing.T) {
+	out := t.TempDir()
+	got, err := exec.Command(pithBin, "bench", "serve", "--packages", "20", "--users", "2,4", "--duration", "1s", "--processes", "1",
+		"--out", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pith bench serve: %v\n%s", err, got)
+	}
+	for _, want := range []string{"| pith, SQLite+files, cache, 1 proc |", "| pith, SQLite+files, no cache, 1 proc |"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("no %q row:\n%s", want, got)
+		}
+	}
+	for _, f := range []string{"serve.md", "serve.png"} {
+		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// The many-hosts study keeps working: a few hosts, pith and nginx, no failures.
+func TestBenchHosts(t *testing.T) {
+	out := t.TempDir()
+	got, err := exec.Command(pithBin, "bench", "hosts", "--packages", "10", "--hosts", "3", "--out", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pith bench hosts: %v\n%s", err, got)
+	}
+	for _, want := range []string{"| pith | 3 |", "| nginx | 3 |"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("no %q row:\n%s", want, got)
+		}
+	}
+	if !regexp.MustCompile(`\| pith \| 3 \|[^\n]*\| 0 \| 0 \|`).Match(got) {
+		t.Errorf("pith had failures:\n%s", got)
+	}
+	if fi, err := os.Stat(filepath.Join(out, "hosts.png")); err != nil || fi.Size() == 0 {
+		t.Errorf("hosts.png: %v", err)
 	}
 }

@@ -4,20 +4,31 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"pith/bench"
+	"pith/bench/load"
 )
 
 // benchCmd runs a `pith bench` scenario against a running pith.
 func benchCmd(ctx context.Context, args []string) error {
-	if len(args) > 0 && args[0] == "rpm" {
-		return benchRpm(ctx, args[1:])
+	if len(args) > 0 {
+		switch args[0] {
+		case "rpm":
+			return benchRpm(ctx, args[1:])
+		case "serve":
+			return benchServe(ctx, args[1:])
+		case "hosts":
+			return benchHosts(ctx, args[1:])
+		}
 	}
 	if len(args) == 0 || args[0] != "upload" {
-		return fmt.Errorf("usage: pith bench upload|rpm [flags]  (the other scenarios are not built yet)")
+		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts [flags]")
 	}
 	fs := flag.NewFlagSet("bench upload", flag.ContinueOnError)
 	url := fs.String("url", "http://127.0.0.1:24817", "pith origin")
@@ -93,5 +104,162 @@ func benchRpm(ctx context.Context, args []string) error {
 	}
 	res, err := bench.Rpm(ctx, bench.RpmConfig{Targets: append([]bench.Target{pith}, peers...), Packages: *packages, Dir: d, Createrepo: *createrepo})
 	bench.RpmMarkdown(os.Stdout, res)
+	return err
+}
+
+// scenarioFlags are the flags the study scenarios share.
+type scenarioFlags struct {
+	full     *bool
+	dir      *string
+	out      *string
+	peers    []bench.Target
+	peerProc []load.Selector
+}
+
+func addScenarioFlags(fs *flag.FlagSet, name string) *scenarioFlags {
+	sf := &scenarioFlags{
+		full: fs.Bool("full", false, "the study's full size (takes long)"),
+		dir:  fs.String("dir", "", "work directory (default: a temporary directory)"),
+		out:  fs.String("out", "docs/benchmarks", "where the table ("+name+".md) and the plot ("+name+".png) go; empty: print only"),
+	}
+	fs.Func("peer", "upstream Pulp (or another server) to measure the same way: name=URL[,user=U][,password=P][,procs=a|b] "+
+		"(repeatable; password from PASSWORD_<NAME>)", func(v string) error {
+		t, err := bench.ParseTarget(v)
+		sf.peers = append(sf.peers, t)
+		sf.peerProc = append(sf.peerProc, t.Procs)
+		return err
+	})
+	return sf
+}
+
+// workdir returns the work directory and what removes it.
+func (sf *scenarioFlags) workdir(prefix string) (string, func(), error) {
+	if *sf.dir != "" {
+		return *sf.dir, func() {}, os.MkdirAll(*sf.dir, 0o755)
+	}
+	d, err := os.MkdirTemp("", prefix)
+	return d, func() { os.RemoveAll(d) }, err
+}
+
+// write prints the table and saves it with the plot under --out.
+func (sf *scenarioFlags) write(name string, table func(io.Writer), plotTo func(string) error) error {
+	var b strings.Builder
+	table(&b)
+	fmt.Print(b.String())
+	if *sf.out == "" {
+		return nil
+	}
+	if err := os.MkdirAll(*sf.out, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(*sf.out, name+".md"), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	png := filepath.Join(*sf.out, name+".png")
+	if err := plotTo(png); err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	fmt.Printf("\nwrote %s and %s\n", filepath.Join(*sf.out, name+".md"), png)
+	return nil
+}
+
+func ints(flagName, v string) ([]int, error) {
+	var out []int
+	for _, s := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("--%s: %q is not a positive number", flagName, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// benchServe runs the content-serving study.
+func benchServe(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench serve", flag.ContinueOnError)
+	sf := addScenarioFlags(fs, "serve")
+	packages := fs.Int("packages", 0, "packages in the repository (default 1000; --full 5000)")
+	payload := fs.Int64("payload", 2048, "bytes of file content per package")
+	users := fs.String("users", "", "load levels (concurrent connections) to try in order (default 4,16,64,256; --full 1,4,16,64,256,1024)")
+	procs := fs.String("processes", "1,2,4", "content processes (more than 1 needs --pg)")
+	duration := fs.Duration("duration", 0, "per load level (default 3s; --full 15s)")
+	pg := fs.String("pg", os.Getenv("PITH_BENCH_PG"), "postgres:// URL for the multi-process configurations (env PITH_BENCH_PG)")
+	s3 := fs.String("s3", os.Getenv("PITH_BENCH_S3"), "s3:// URL: store in S3 and answer with redirects (env PITH_BENCH_S3)")
+	redis := fs.String("redis", os.Getenv("PITH_BENCH_REDIS"), "redis:// URL: the shared cache (env PITH_BENCH_REDIS)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg := bench.ServeConfig{Packages: 1000, Payload: *payload, Duration: 3 * time.Second, PG: *pg, S3: *s3, Redis: *redis,
+		Password: randomPassword(), Peers: sf.peers, PeerProcs: sf.peerProc}
+	levels := "4,16,64,256"
+	if *sf.full {
+		cfg.Packages, cfg.Duration, levels = 5000, 15*time.Second, "1,4,16,64,256,1024"
+	}
+	if *packages > 0 {
+		cfg.Packages = *packages
+	}
+	if *duration > 0 {
+		cfg.Duration = *duration
+	}
+	if *users != "" {
+		levels = *users
+	}
+	var err error
+	if cfg.Users, err = ints("users", levels); err != nil {
+		return err
+	}
+	if cfg.Processes, err = ints("processes", *procs); err != nil {
+		return err
+	}
+	dir, cleanup, err := sf.workdir("pith-bench-serve-")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	cfg.Dir = dir
+	res, err := bench.Serve(ctx, cfg)
+	if werr := sf.write("serve", func(w io.Writer) { bench.ServeMarkdown(w, res) }, func(p string) error { return bench.ServePlot(p, res) }); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// benchHosts runs the many-hosts study.
+func benchHosts(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench hosts", flag.ContinueOnError)
+	sf := addScenarioFlags(fs, "hosts")
+	packages := fs.Int("packages", 0, "packages in the repository (default 200; --full 2000, the study's)")
+	payload := fs.Int64("payload", 20000, "bytes of file content per package (the study: 40 MB over 2,000 packages)")
+	hosts := fs.String("hosts", "", "host counts (default 50,100; --full 100,200,500,1000)")
+	nginx := fs.Bool("nginx", true, "measure nginx serving the same files, the ceiling")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg := bench.HostsConfig{Packages: 200, Payload: *payload, Password: randomPassword(), Peers: sf.peers, Nginx: *nginx}
+	counts := "50,100"
+	if *sf.full {
+		cfg.Packages, counts = 2000, "100,200,500,1000"
+	}
+	if *packages > 0 {
+		cfg.Packages = *packages
+	}
+	if *hosts != "" {
+		counts = *hosts
+	}
+	var err error
+	if cfg.Hosts, err = ints("hosts", counts); err != nil {
+		return err
+	}
+	dir, cleanup, err := sf.workdir("pith-bench-hosts-")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	cfg.Dir = dir
+	res, err := bench.Hosts(ctx, cfg)
+	if werr := sf.write("hosts", func(w io.Writer) { bench.HostsMarkdown(w, res) }, func(p string) error { return bench.HostsPlot(p, res) }); err == nil {
+		err = werr
+	}
 	return err
 }

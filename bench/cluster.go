@@ -1,0 +1,197 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"pith/bench/load"
+)
+
+// ClusterConfig is a pith installation a scenario starts for itself: one `pith serve`
+// (API, content app and task workers) and, with Content > 1, that many `pith content`
+// processes sharing one address (SO_REUSEPORT; the kernel spreads connections). More
+// than one process needs PostgreSQL.
+type ClusterConfig struct {
+	Binary   string // pith executable (default: this one)
+	Dir      string // data directory
+	Database string // "" = SQLite in Dir; else a postgres:// URL (shared by the processes)
+	Storage  string // "" = files in Dir; else as --storage (s3://…)
+	Cache    string // "" = memory; "off"; redis://…
+	Redirect bool   // --redirect-to-object-storage
+	Content  int    // content processes (0 or 1: the serve process answers content too)
+	Password string
+	Workers  int // task workers of the serve process (0 = pith's default)
+	Logs     string
+}
+
+// Cluster is a started installation.
+type Cluster struct {
+	API, Content string // origins
+	Serve        int    // PID of the serve process
+	ContentPIDs  []int  // the processes that answer content requests
+	cmds         []*exec.Cmd
+	log          *os.File
+}
+
+// StartCluster starts the processes and waits until they answer.
+func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
+	if cfg.Binary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Binary = exe
+	}
+	if cfg.Content > 1 && cfg.Database == "" {
+		return nil, fmt.Errorf("%d content processes need PostgreSQL (--pg): an SQLite database belongs to one process", cfg.Content)
+	}
+	logPath := cfg.Logs
+	if logPath == "" {
+		logPath = filepath.Join(cfg.Dir, "pith.log")
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	lf, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{log: lf}
+	apiAddr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	c.API, c.Content = "http://"+apiAddr, "http://"+apiAddr
+	contentAddr := apiAddr
+	if cfg.Content > 1 {
+		if contentAddr, err = freeAddr(); err != nil {
+			return nil, err
+		}
+		c.Content = "http://" + contentAddr
+	}
+	common := []string{"--data", cfg.Dir, "--content-origin", c.Content}
+	for flag, v := range map[string]string{"--database": cfg.Database, "--storage": cfg.Storage, "--cache": cfg.Cache} {
+		if v != "" {
+			common = append(common, flag, v)
+		}
+	}
+	if cfg.Redirect {
+		common = append(common, "--redirect-to-object-storage", "true")
+	}
+	serveArgs := append([]string{"serve", "--listen", apiAddr}, common...)
+	if cfg.Workers > 0 {
+		serveArgs = append(serveArgs, "--workers", fmt.Sprint(cfg.Workers))
+	}
+	serve, err := c.start(cfg, serveArgs...)
+	if err != nil {
+		return nil, err
+	}
+	c.Serve = serve.Process.Pid
+	if err := waitHTTP(ctx, c.API+"/pulp/api/v3/status/", logPath); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	if cfg.Content <= 1 {
+		c.ContentPIDs = []int{c.Serve}
+		return c, nil
+	}
+	for i := 0; i < cfg.Content; i++ {
+		cmd, err := c.start(cfg, append([]string{"content", "--listen", contentAddr}, common...)...)
+		if err != nil {
+			c.Stop()
+			return nil, err
+		}
+		c.ContentPIDs = append(c.ContentPIDs, cmd.Process.Pid)
+	}
+	if err := waitHTTP(ctx, c.Content+"/pulp/content/", logPath); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	time.Sleep(200 * time.Millisecond) // the last ones to bind the address
+	return c, nil
+}
+
+func (c *Cluster) start(cfg ClusterConfig, args ...string) (*exec.Cmd, error) {
+	cmd := exec.Command(cfg.Binary, args...)
+	cmd.Env = append(os.Environ(), "PITH_ADMIN_PASSWORD="+cfg.Password)
+	cmd.Stdout, cmd.Stderr = c.log, c.log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start pith %s: %w", args[0], err)
+	}
+	c.cmds = append(c.cmds, cmd)
+	return cmd, nil
+}
+
+// Procs selects the cluster's processes.
+func (c *Cluster) Procs() load.Selector {
+	var pids []int
+	for _, cmd := range c.cmds {
+		pids = append(pids, cmd.Process.Pid)
+	}
+	return load.Selector{PIDs: pids}
+}
+
+// Stop interrupts every process and waits for them.
+func (c *Cluster) Stop() {
+	for _, cmd := range c.cmds {
+		cmd.Process.Signal(os.Interrupt)
+	}
+	for _, cmd := range c.cmds {
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	}
+	c.cmds = nil
+	c.log.Close()
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// waitHTTP waits up to a minute for url to answer 200.
+func waitHTTP(ctx context.Context, url, logPath string) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			b, _ := os.ReadFile(logPath)
+			return fmt.Errorf("pith did not answer at %s: %v\n%s", url, err, lastLines(string(b), 20))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -71,6 +71,15 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	return &DB{sql: db, dialect: d, dsn: dsn}, nil
 }
 
+// SetMaxConns sets the size of a PostgreSQL connection pool (a tuning profile's
+// DBConns). SQLite keeps its 8: one writer at a time, readers beside it.
+func (db *DB) SetMaxConns(n int) {
+	if db.dialect == Postgres && n > 0 {
+		db.sql.SetMaxOpenConns(n)
+		db.sql.SetMaxIdleConns(n)
+	}
+}
+
 // Close closes the connection pool.
 func (db *DB) Close() error { return db.sql.Close() }
 

@@ -46,6 +46,7 @@ func openDB(ctx context.Context, cfg config.Config) (*meta.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.SetMaxConns(config.Profile(cfg.Tuning).DBConns)
 	if err := db.Migrate(ctx); err != nil {
 		db.Close()
 		return nil, err

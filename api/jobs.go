@@ -30,6 +30,7 @@ func (s *Server) TaskFuncs() map[string]task.Func {
 		"pulpcore.app.tasks.purge.purge":               s.runPurge,
 		uploadCleanupTask:                              s.runUploadCleanup,
 		copyTask:                                       s.runCopy,
+		bulkModifyTask:                                 s.runBulkModify,
 	}
 }
 
@@ -110,11 +111,17 @@ func (s *Server) newVersion(ctx context.Context, r *task.Run, repoID string, ch 
 		return fmt.Errorf("new version of repository %q: %w", repo.Name, err)
 	}
 	if created {
-		r.Created(versionHref(repo.Type, repo.PulpID, v.Number))
 		s.cfg.Content.Invalidate()
-		return s.afterVersion(ctx, r, repo, v)
+		return s.versionMade(ctx, r, repo, v)
 	}
 	return nil
+}
+
+// versionMade reports a version a task made as created and applies its repository's
+// retention and autopublish settings (after the content cache was invalidated).
+func (s *Server) versionMade(ctx context.Context, r *task.Run, repo meta.Repository, v meta.Version) error {
+	r.Created(versionHref(repo.Type, repo.PulpID, v.Number))
+	return s.afterVersion(ctx, r, repo, v)
 }
 
 // afterVersion applies a repository's retention and autopublish settings to a version

@@ -100,6 +100,9 @@ func New(cfg Config) (*Server, error) {
 		ops = append(ops, rt.op)
 		s.mux.HandleFunc(rt.op.Method+" "+rt.pattern, s.wrap(rt))
 	}
+	for _, rt := range s.extensions() {
+		s.mux.HandleFunc(rt.op.Method+" "+rt.pattern, s.wrap(rt))
+	}
 	versions := map[string]string{}
 	for _, v := range Versions {
 		versions[v.Component] = v.Version

@@ -114,11 +114,15 @@ func NewVersion(ctx context.Context, tx *Tx, repoID int64, ch Change) (Version, 
 	if err := addUnits(ctx, tx, repoID, n, ch.Add, true); err != nil {
 		return Version{}, false, err
 	}
-	var changed int64
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM repository_content WHERE repository_id = ? AND (version_added = ? OR version_removed = ?)`, repoID, n, n).Scan(&changed); err != nil {
+	added, err := countByType(ctx, tx, repoID, "rc.version_added = ?", n)
+	if err != nil {
 		return Version{}, false, err
 	}
-	if changed == 0 {
+	removed, err := countByType(ctx, tx, repoID, "rc.version_removed = ?", n)
+	if err != nil {
+		return Version{}, false, err
+	}
+	if len(added) == 0 && len(removed) == 0 {
 		var latest int64
 		if err := tx.QueryRow(ctx, `SELECT max(number) FROM repository_versions WHERE repository_id = ?`, repoID).Scan(&latest); err != nil {
 			return Version{}, false, err
@@ -126,10 +130,15 @@ func NewVersion(ctx context.Context, tx *Tx, repoID int64, ch Change) (Version, 
 		v, err := VersionByNumber(ctx, tx, repoID, latest)
 		return v, false, err
 	}
-	summary, err := summarize(ctx, tx, repoID, n)
+	present, err := presentAfter(ctx, tx, repoID, n, added, removed)
 	if err != nil {
 		return Version{}, false, err
 	}
+	b, err := json.Marshal(Summary{Added: added, Removed: removed, Present: present})
+	if err != nil {
+		return Version{}, false, err
+	}
+	summary := string(b)
 	now := Now()
 	var id int64
 	if err := tx.QueryRow(ctx, `INSERT INTO repository_versions (pulp_id, repository_id, number, base_version, summary, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
@@ -194,32 +203,75 @@ func addUnits(ctx context.Context, tx *Tx, repoID, n int64, ids []int64, replace
 	})
 }
 
+// countByType counts a repository's membership rows matching cond per unit type.
+func countByType(ctx context.Context, q Querier, repoID int64, cond string, args ...any) (map[string]int64, error) {
+	rows, err := q.Query(ctx, `SELECT c.type, count(*) FROM repository_content rc JOIN contents c ON c.id = rc.content_id
+		WHERE rc.repository_id = ? AND `+cond+` GROUP BY c.type`, append([]any{repoID}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("summarize repository %d: %w", repoID, err)
+	}
+	defer rows.Close()
+	m := map[string]int64{}
+	for rows.Next() {
+		var t string
+		var k int64
+		if err := rows.Scan(&t, &k); err != nil {
+			return nil, err
+		}
+		m[t] = k
+	}
+	return m, rows.Err()
+}
+
+// presentAfter is what version n holds per type: the latest version's present counts
+// plus what n added minus what it removed. Counting the repository's whole content
+// instead costs O(repository size) per version, which dominates promotions into many
+// large repositories. Without a stored summary (version 0, or rows written before
+// summaries existed) it counts.
+func presentAfter(ctx context.Context, tx *Tx, repoID, n int64, added, removed map[string]int64) (map[string]int64, error) {
+	var prev string
+	err := tx.QueryRow(ctx, `SELECT summary FROM repository_versions WHERE repository_id = ? AND number < ? ORDER BY number DESC LIMIT 1`, repoID, n).Scan(&prev)
+	if err != nil && err != sql.ErrNoRows {
+		return nil, err
+	}
+	var s Summary
+	if err != nil || json.Unmarshal([]byte(prev), &s) != nil || s.Present == nil {
+		return countByType(ctx, tx, repoID, presentCond, n, n)
+	}
+	present := make(map[string]int64, len(s.Present))
+	for t, k := range s.Present {
+		present[t] = k
+	}
+	for t, k := range added {
+		present[t] += k
+	}
+	for t, k := range removed {
+		present[t] -= k
+	}
+	for t, k := range present {
+		if k <= 0 {
+			// A full count has no entry for a type the version does not hold.
+			delete(present, t)
+		}
+	}
+	return present, nil
+}
+
+// presentCond selects the rows present in version n (bound twice).
+const presentCond = "rc.version_added <= ? AND (rc.version_removed IS NULL OR rc.version_removed > ?)"
+
+// summarize counts version n's summary in full.
 func summarize(ctx context.Context, q Querier, repoID, n int64) (string, error) {
-	s := Summary{Added: map[string]int64{}, Removed: map[string]int64{}, Present: map[string]int64{}}
-	for _, part := range []struct {
-		m    map[string]int64
-		cond string
-		args []any
-	}{
-		{s.Present, "rc.version_added <= ? AND (rc.version_removed IS NULL OR rc.version_removed > ?)", []any{n, n}},
-		{s.Added, "rc.version_added = ?", []any{n}},
-		{s.Removed, "rc.version_removed = ?", []any{n}},
-	} {
-		rows, err := q.Query(ctx, `SELECT c.type, count(*) FROM repository_content rc JOIN contents c ON c.id = rc.content_id
-			WHERE rc.repository_id = ? AND `+part.cond+` GROUP BY c.type`, append([]any{repoID}, part.args...)...)
-		if err != nil {
-			return "", fmt.Errorf("summarize version %d: %w", n, err)
-		}
-		for rows.Next() {
-			var t string
-			var k int64
-			if err := rows.Scan(&t, &k); err != nil {
-				rows.Close()
-				return "", err
-			}
-			part.m[t] = k
-		}
-		rows.Close()
+	var s Summary
+	var err error
+	if s.Present, err = countByType(ctx, q, repoID, presentCond, n, n); err != nil {
+		return "", err
+	}
+	if s.Added, err = countByType(ctx, q, repoID, "rc.version_added = ?", n); err != nil {
+		return "", err
+	}
+	if s.Removed, err = countByType(ctx, q, repoID, "rc.version_removed = ?", n); err != nil {
+		return "", err
 	}
 	b, err := json.Marshal(s)
 	return string(b), err

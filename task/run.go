@@ -37,14 +37,16 @@ func (r *Run) Args(v any) error {
 // Queue is the queue running this task, for dispatching follow-up tasks.
 func (r *Run) Queue() *Queue { return r.q }
 
-// Created records a resource the task created (an href), saved at once so a client
-// polling the task sees it as soon as the task completes.
+// Created records a resource the task created (an href). It is saved with the progress
+// (at most twice a second) and always before the task is marked finished, so a client
+// that sees the task completed sees everything it created; a task that creates
+// thousands of versions does not rewrite its row for each.
 func (r *Run) Created(href string) {
 	r.mu.Lock()
 	r.created = append(r.created, href)
 	r.dirty = true
 	r.mu.Unlock()
-	r.save(r.ctx, true)
+	r.save(r.ctx, false)
 }
 
 // SetResult sets the task's result value (Pulp's `result`).

@@ -1,0 +1,301 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"pith/api/openapi"
+	"pith/meta"
+	"pith/task"
+)
+
+// bulkModifyTask adds and removes units in a batch of repositories, one new version each,
+// all in one transaction.
+const bulkModifyTask = "pith.app.tasks.repository.bulk_modify"
+
+// Limits of a bulk modify request.
+const (
+	bulkMaxRepositories = 100000
+	bulkDefaultBatch    = 500
+	bulkMaxBatch        = 5000
+)
+
+// extensions are pith's operations beyond Pulp's API. They are served like the others
+// but stay out of the OpenAPI document, which must match the reference release set
+// (clients such as the pulp CLI validate against it; docs/compatibility.md lists them).
+func (s *Server) extensions() []route {
+	return []route{
+		{op: openapi.Operation{ID: "repositories_bulk_modify", Method: "POST", Path: apiPath + "repositories/bulk_modify/"},
+			pattern: "/pulp/api/v3/repositories/bulk_modify/{$}", h: s.bulkModify},
+	}
+}
+
+// bulkModifyIn is the body of /repositories/bulk_modify/, a pith extension: Pulp's modify
+// for many repositories at once.
+type bulkModifyIn struct {
+	Repositories       []string `json:"repositories" openapi:"required"`
+	AddContentUnits    []string `json:"add_content_units"`
+	RemoveContentUnits []string `json:"remove_content_units"`
+	BatchSize          *int     `json:"batch_size" openapi:"minimum=1,maximum=5000,default=500"`
+}
+
+// BulkModifyArgs are the arguments of one bulk_modify task: its batch of repositories
+// (UUIDs) and the change made to each.
+type BulkModifyArgs struct {
+	Repositories []string `json:"repositories"`
+	Add          []int64  `json:"add"`
+	Remove       []int64  `json:"remove"`
+	RemoveAll    bool     `json:"remove_all"`
+}
+
+// bulkModify validates everything first, so that a bad request dispatches nothing, then
+// dispatches one task per batch of repositories as one task group. Each task locks only
+// its own repositories, so batches run in parallel on as many workers as there are.
+func (s *Server) bulkModify(w http.ResponseWriter, r *http.Request) error {
+	var in bulkModifyIn
+	raw, err := readBody(r, &in, nil)
+	if err != nil {
+		return err
+	}
+	if err := requireFields(raw, "repositories"); err != nil {
+		return err
+	}
+	if err := decode(raw, &in); err != nil {
+		return err
+	}
+	batch := bulkDefaultBatch
+	if in.BatchSize != nil {
+		if *in.BatchSize < 1 || *in.BatchSize > bulkMaxBatch {
+			return badField("batch_size", "Ensure this value is between 1 and %d (got %d).", bulkMaxBatch, *in.BatchSize)
+		}
+		batch = *in.BatchSize
+	}
+	if len(in.Repositories) == 0 || len(in.Repositories) > bulkMaxRepositories {
+		return badField("repositories", "Name between 1 and %d repositories (got %d).", bulkMaxRepositories, len(in.Repositories))
+	}
+	if len(in.AddContentUnits) == 0 && len(in.RemoveContentUnits) == 0 {
+		return fieldError{
+			"add_content_units":    {"Give add_content_units or remove_content_units (or both)."},
+			"remove_content_units": {"Give add_content_units or remove_content_units (or both)."},
+		}
+	}
+	ctx := r.Context()
+	repos, err := s.bulkRepositories(ctx, in.Repositories)
+	if err != nil {
+		return err
+	}
+	a := BulkModifyArgs{}
+	var addTypes, removeTypes []string
+	if a.Add, addTypes, err = s.bulkContent(ctx, "add_content_units", in.AddContentUnits, false); err != nil {
+		return err
+	}
+	for _, h := range in.RemoveContentUnits {
+		if h == "*" {
+			a.RemoveAll = true
+		}
+	}
+	if a.Remove, removeTypes, err = s.bulkContent(ctx, "remove_content_units", in.RemoveContentUnits, true); err != nil {
+		return err
+	}
+	for i, repo := range repos {
+		for _, list := range []struct {
+			field string
+			types []string
+		}{{"add_content_units", addTypes}, {"remove_content_units", removeTypes}} {
+			for j, t := range list.types {
+				if !holds(repo.Type, t) {
+					return badField(list.field, "Item %d: %s content cannot be in a %s repository (repositories item %d, %s).",
+						j, t, repo.Type, i, in.Repositories[i])
+				}
+			}
+		}
+	}
+	g, err := task.CreateGroup(ctx, s.db, "Add and remove content in many repositories.")
+	if err != nil {
+		return err
+	}
+	for start := 0; start < len(repos); start += batch {
+		part := repos[start:min(start+batch, len(repos))]
+		ta := a
+		ta.Repositories = make([]string, len(part))
+		locks := make([]string, len(part))
+		for i, repo := range part {
+			ta.Repositories[i] = repo.PulpID
+			locks[i] = repoHref(repo.Type, repo.PulpID)
+		}
+		// Not s.dispatch: waiting briefly for each batch would hold back the next ones.
+		if _, err := s.cfg.Queue.Dispatch(ctx, task.Spec{Name: bulkModifyTask, Args: ta, Exclusive: locks, GroupID: &g.ID,
+			LoggingCID: correlationID(ctx)}); err != nil {
+			return err
+		}
+	}
+	return writeOne(w, r, http.StatusAccepted, taskGroupRef{TaskGroup: groupHref(g.PulpID)})
+}
+
+// holds reports whether a repository type takes units of a type: a plugin's repositories
+// take that plugin's units ("rpm.rpm" takes "rpm.package", "rpm.advisory", ...).
+func holds(repoType, unitType string) bool {
+	plugin, _, _ := strings.Cut(repoType, ".")
+	return strings.HasPrefix(unitType, plugin+".")
+}
+
+// bulkRepositories resolves repository hrefs in request order; an unknown, malformed or
+// repeated one is a 400 naming its index.
+func (s *Server) bulkRepositories(ctx context.Context, hrefs []string) ([]meta.Repository, error) {
+	ids := make([]string, len(hrefs))
+	index := make(map[string]int, len(hrefs))
+	for i, h := range hrefs {
+		p, ok := parseHref(h)
+		if !ok || !strings.HasPrefix(p.collection, "repositories/") || strings.Count(p.collection, "/") != 3 || p.rest != "" {
+			return nil, badField("repositories", "Item %d: Invalid hyperlink - No URL match for %q.", i, h)
+		}
+		if j, dup := index[p.id]; dup {
+			return nil, badField("repositories", "Item %d: %s is also item %d; name each repository once.", i, h, j)
+		}
+		index[p.id] = i
+		ids[i] = p.id
+	}
+	found := make(map[string]meta.Repository, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		part := ids[start:min(start+500, len(ids))]
+		repos, _, err := meta.ListRepositories(ctx, s.db, meta.List{Where: []string{"r.pulp_id IN " + placeholders(len(part))}, Args: anys(part)})
+		if err != nil {
+			return nil, err
+		}
+		for _, repo := range repos {
+			found[repo.PulpID] = repo
+		}
+	}
+	out := make([]meta.Repository, len(ids))
+	for i, id := range ids {
+		repo, ok := found[id]
+		p, _ := parseHref(hrefs[i])
+		if !ok || p.collection != "repositories/"+typeSegment(repo.Type)+"/" {
+			return nil, badField("repositories", "Item %d: %s: Invalid hyperlink - Object does not exist.", i, hrefs[i])
+		}
+		out[i] = repo
+	}
+	return out, nil
+}
+
+// bulkContent resolves content hrefs to keys and types, dropping repeats; with star,
+// "*" entries are skipped (the caller handles them).
+func (s *Server) bulkContent(ctx context.Context, field string, hrefs []string, star bool) ([]int64, []string, error) {
+	var ids []string
+	var where []int
+	seen := map[string]bool{}
+	for i, h := range hrefs {
+		if star && h == "*" {
+			continue
+		}
+		p, ok := parseHref(h)
+		if !ok || !isContentCollection(p.collection) || p.rest != "" {
+			return nil, nil, badField(field, "Item %d: Invalid hyperlink - No URL match for %q.", i, h)
+		}
+		if !seen[p.id] {
+			seen[p.id] = true
+			ids = append(ids, p.id)
+			where = append(where, i)
+		}
+	}
+	found := make(map[string]meta.Content, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		part := ids[start:min(start+500, len(ids))]
+		units, _, err := meta.ListContent(ctx, s.db, meta.List{Where: []string{"c.pulp_id IN " + placeholders(len(part))}, Args: anys(part)})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, c := range units {
+			found[c.PulpID] = c
+		}
+	}
+	keys := make([]int64, len(ids))
+	types := make([]string, len(ids))
+	for k, id := range ids {
+		c, ok := found[id]
+		h := hrefs[where[k]]
+		p, _ := parseHref(h)
+		if !ok || p.collection != "content/"+unitSegment[c.Type]+"/" {
+			return nil, nil, badField(field, "Item %d: %s: Invalid hyperlink - Object does not exist.", where[k], h)
+		}
+		keys[k], types[k] = c.ID, c.Type
+	}
+	return keys, types, nil
+}
+
+func placeholders(n int) string {
+	return "(" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"
+}
+
+func anys(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+// runBulkModify makes one new version per repository of its batch in one transaction,
+// then reports each and applies its repository's retention and autopublish.
+func (s *Server) runBulkModify(ctx context.Context, r *task.Run) error {
+	var a BulkModifyArgs
+	if err := r.Args(&a); err != nil {
+		return err
+	}
+	repos := make([]meta.Repository, 0, len(a.Repositories))
+	byID := map[string]meta.Repository{}
+	for start := 0; start < len(a.Repositories); start += 500 {
+		part := a.Repositories[start:min(start+500, len(a.Repositories))]
+		got, _, err := meta.ListRepositories(ctx, s.db, meta.List{Where: []string{"r.pulp_id IN " + placeholders(len(part))}, Args: anys(part)})
+		if err != nil {
+			return err
+		}
+		for _, repo := range got {
+			byID[repo.PulpID] = repo
+		}
+	}
+	for _, id := range a.Repositories {
+		repo, ok := byID[id]
+		if !ok {
+			return fmt.Errorf("repository %s: %w (deleted after the request)", id, meta.ErrNotFound)
+		}
+		repos = append(repos, repo)
+	}
+	p := r.Progress("bulk_modify.repositories", "Adding and removing content in repositories", int64(len(repos)))
+	type made struct {
+		repo meta.Repository
+		v    meta.Version
+	}
+	var versions []made
+	err := s.db.Tx(ctx, func(tx *meta.Tx) error {
+		versions = versions[:0] // a retried transaction starts over
+		for _, repo := range repos {
+			v, created, err := meta.NewVersion(ctx, tx, repo.ID, meta.Change{RemoveAll: a.RemoveAll, Remove: a.Remove, Add: a.Add})
+			if err != nil {
+				return fmt.Errorf("new version of repository %q: %w", repo.Name, err)
+			}
+			if created {
+				versions = append(versions, made{repo, v})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		p.Finish(err)
+		return err
+	}
+	p.Add(int64(len(repos)))
+	if len(versions) > 0 {
+		s.cfg.Content.Invalidate()
+	}
+	for _, m := range versions {
+		if err := s.versionMade(ctx, r, m.repo, m.v); err != nil {
+			p.Finish(err)
+			return err
+		}
+	}
+	p.Finish(nil)
+	return nil
+}

@@ -1,0 +1,218 @@
+package promote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const password = "promote-secret"
+
+var pithBin string
+
+func TestMain(m *testing.M) {
+	if pithBin = os.Getenv("PITH_BIN"); pithBin != "" {
+		os.Exit(m.Run())
+	}
+	dir, err := os.MkdirTemp("", "pith-promote-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	pithBin = filepath.Join(dir, "pith")
+	cmd := exec.Command("go", "build", "-o", pithBin, "pith/cmd/pith")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build pith:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// startPith runs `pith serve` on SQLite in a temporary directory and returns its URL
+// and database path.
+func startPith(t *testing.T) (string, string) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	data := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	args := []string{"serve", "--listen", addr, "--data", data, "--workers", "2"}
+	if pp := os.Getenv("PITH_PROMOTE_PPROF"); pp != "" {
+		args = append(args, "--pprof-listen", pp) // profile a measurement
+	}
+	cmd := exec.CommandContext(ctx, pithBin, args...)
+	cmd.Env = append(os.Environ(), "PITH_ADMIN_PASSWORD="+password)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("pith log:\n%s", log.String())
+		}
+	})
+	url := "http://" + addr
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		resp, err := http.Get(url + "/pulp/api/v3/status/")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pith did not start: %v\n%s", err, log.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return url, filepath.Join(data, "pith.db")
+}
+
+type page struct {
+	Count   int               `json:"count"`
+	Results []json.RawMessage `json:"results"`
+}
+
+func get(t *testing.T, c *client, path string, out any) {
+	t.Helper()
+	if err := c.do(context.Background(), "GET", path, nil, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every targeted repository gets exactly one new version per step holding the unit;
+// the others are unchanged; pith's API reads the generated versions and content.
+func TestPromote(t *testing.T) {
+	url, db := startPith(t)
+	cfg := Config{URL: url, User: "admin", Password: password, DB: db, Repos: 50, Versions: 200, Units: 30, Steps: []int{10, 20}, BatchSize: 4, Seed: 1}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	Markdown(&md, res)
+	t.Logf("\n%s", md.String())
+	per := perRepo(cfg.Units)
+	if res.PerRepo != per || res.Memberships != int64(cfg.Repos*per) || res.Versions != cfg.Versions || len(res.Steps) != 3 {
+		t.Fatalf("result %+v (per repository %d)", res, per)
+	}
+	// What each repository should hold: its generated versions, then one per step.
+	promoted := map[string][]string{}
+	sizes := append(append([]int{}, cfg.Steps...), cfg.Steps[0])
+	for i, st := range res.Steps {
+		if st.Repos != sizes[i] || st.Tasks != (st.Repos+cfg.BatchSize-1)/cfg.BatchSize || st.Repeat != (i == len(sizes)-1) {
+			t.Errorf("step %d: %+v", i, st)
+		}
+		for _, h := range st.Targets {
+			promoted[h] = append(promoted[h], st.Unit)
+		}
+	}
+	c := &client{base: url, user: "admin", password: password}
+	var repos page
+	get(t, c, "/pulp/api/v3/repositories/file/file/?limit=1000", &repos)
+	if repos.Count != cfg.Repos {
+		t.Fatalf("%d repositories listed, want %d", repos.Count, cfg.Repos)
+	}
+	extra := cfg.Versions - cfg.Repos
+	untouched := 0
+	for _, raw := range repos.Results {
+		var r struct {
+			Href   string `json:"pulp_href"`
+			Name   string `json:"name"`
+			Latest string `json:"latest_version_href"`
+		}
+		json.Unmarshal(raw, &r)
+		var i int
+		fmt.Sscanf(r.Name[strings.LastIndex(r.Name, "-")+1:], "%d", &i)
+		k := extra / cfg.Repos
+		if i < extra%cfg.Repos {
+			k++
+		}
+		units := promoted[r.Href]
+		if want := fmt.Sprintf("%sversions/%d/", r.Href, k+len(units)); r.Latest != want {
+			t.Errorf("%s: latest %s, want %s", r.Name, r.Latest, want)
+			continue
+		}
+		var versions page
+		get(t, c, r.Href+"versions/?limit=100", &versions)
+		if versions.Count != k+1+len(units) {
+			t.Errorf("%s: %d versions, want %d", r.Name, versions.Count, k+1+len(units))
+		}
+		var latest struct {
+			Summary struct {
+				Present map[string]struct {
+					Count int `json:"count"`
+				} `json:"present"`
+			} `json:"content_summary"`
+		}
+		get(t, c, r.Latest, &latest)
+		var content page
+		get(t, c, "/pulp/api/v3/content/file/files/?limit=1000&repository_version="+r.Latest, &content)
+		if n := latest.Summary.Present["file.file"].Count; content.Count != per+len(units) || n != content.Count {
+			t.Errorf("%s: latest version lists %d units, summary says %d, want %d", r.Name, content.Count, n, per+len(units))
+		}
+		for j, u := range units {
+			// The unit came in the version its step made, and only then.
+			v := fmt.Sprintf("%sversions/%d/", r.Href, k+1+j)
+			var added page
+			get(t, c, "/pulp/api/v3/content/file/files/?repository_version_added="+v, &added)
+			if added.Count != 1 || !strings.Contains(string(added.Results[0]), u) {
+				t.Errorf("%s: version %s added %d units, want only %s", r.Name, v, added.Count, u)
+			}
+		}
+		if len(units) == 0 {
+			untouched++
+		}
+	}
+	if untouched == 0 {
+		t.Errorf("every repository was promoted to; the check of unchanged ones saw none")
+	}
+}
+
+// TestMeasure runs a measurement when PITH_PROMOTE is set to
+// "repos,versions,units,batch,step,step,...", e.g. the study's full size:
+// PITH_PROMOTE=27237,173311,10000,500,1000,2000,5000,10000. It starts its own pith on
+// SQLite (in PITH_PROMOTE_DATA when set, to keep the database) and prints the tables.
+func TestMeasure(t *testing.T) {
+	spec := os.Getenv("PITH_PROMOTE")
+	if spec == "" {
+		t.Skip("PITH_PROMOTE is not set")
+	}
+	var n []int
+	for _, f := range strings.Split(spec, ",") {
+		var v int
+		fmt.Sscanf(f, "%d", &v)
+		n = append(n, v)
+	}
+	if len(n) < 5 {
+		t.Fatalf("PITH_PROMOTE=%q: want repos,versions,units,batch,step,...", spec)
+	}
+	url, db := startPith(t)
+	res, err := Run(context.Background(), Config{URL: url, User: "admin", Password: password, DB: db,
+		Repos: n[0], Versions: n[1], Units: n[2], BatchSize: n[3], Steps: n[4:], Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	Markdown(os.Stdout, res)
+}

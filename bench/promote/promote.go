@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"pith/bench/plot"
 	"pith/meta"
 )
 
@@ -250,4 +251,20 @@ func Markdown(w io.Writer, r Result) {
 		fmt.Fprintf(w, "| %s | %d | %s | %.0f | %s | %s |\n", name, s.Tasks, s.Wall.Round(time.Millisecond), s.VersionsPerSec,
 			s.TaskP50.Round(time.Millisecond), s.TaskMax.Round(time.Millisecond))
 	}
+}
+
+// Plot draws versions per second for each step.
+func Plot(path string, r Result) error {
+	b := plot.Bars{Title: fmt.Sprintf("Promotion: one unit into N of %d repositories", r.Repos), YLabel: "new versions per second"}
+	s := plot.BarSeries{Name: "pith"}
+	for _, st := range r.Steps {
+		name := fmt.Sprint(st.Repos)
+		if st.Repeat {
+			name += " again"
+		}
+		b.Groups = append(b.Groups, name)
+		s.Values = append(s.Values, st.VersionsPerSec)
+	}
+	b.Series = []plot.BarSeries{s}
+	return b.WriteFile(path)
 }

@@ -13,6 +13,7 @@ import (
 
 	"pith/bench"
 	"pith/bench/load"
+	"pith/bench/promote"
 )
 
 // benchCmd runs a `pith bench` scenario against a running pith.
@@ -25,10 +26,12 @@ func benchCmd(ctx context.Context, args []string) error {
 			return benchServe(ctx, args[1:])
 		case "hosts":
 			return benchHosts(ctx, args[1:])
+		case "promote":
+			return benchPromote(ctx, args[1:])
 		}
 	}
 	if len(args) == 0 || args[0] != "upload" {
-		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts [flags]")
+		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote [flags]")
 	}
 	fs := flag.NewFlagSet("bench upload", flag.ContinueOnError)
 	url := fs.String("url", "http://127.0.0.1:24817", "pith origin")
@@ -259,6 +262,60 @@ func benchHosts(ctx context.Context, args []string) error {
 	cfg.Dir = dir
 	res, err := bench.Hosts(ctx, cfg)
 	if werr := sf.write("hosts", func(w io.Writer) { bench.HostsMarkdown(w, res) }, func(p string) error { return bench.HostsPlot(p, res) }); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// benchPromote runs the promotion study on an installation of its own.
+func benchPromote(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench promote", flag.ContinueOnError)
+	sf := addScenarioFlags(fs, "promote")
+	repos := fs.Int("repos", 0, "repositories (default 1000; --full 27237, the study's)")
+	versions := fs.Int("versions", 0, "repository versions in all (default 6000; --full 173311)")
+	units := fs.Int("units", 0, "content units (default 500; --full 10000)")
+	steps := fs.String("steps", "", "repositories per promotion step (default 100,500,1000; --full 1000,2000,5000,10000)")
+	batch := fs.Int("batch", 500, "repositories per task (bulk_modify batch_size)")
+	pg := fs.String("pg", os.Getenv("PITH_BENCH_PG"), "postgres:// URL of an empty database to use instead of SQLite (env PITH_BENCH_PG)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg := promote.Config{Repos: 1000, Versions: 6000, Units: 500, Steps: []int{100, 500, 1000}, BatchSize: *batch, User: "admin", Password: randomPassword()}
+	if *sf.full {
+		full := promote.Full()
+		cfg.Repos, cfg.Versions, cfg.Units, cfg.Steps = full.Repos, full.Versions, full.Units, full.Steps
+	}
+	for _, o := range []struct {
+		v  int
+		to *int
+	}{{*repos, &cfg.Repos}, {*versions, &cfg.Versions}, {*units, &cfg.Units}} {
+		if o.v > 0 {
+			*o.to = o.v
+		}
+	}
+	if *steps != "" {
+		var err error
+		if cfg.Steps, err = ints("steps", *steps); err != nil {
+			return err
+		}
+	}
+	dir, cleanup, err := sf.workdir("pith-bench-promote-")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	cfg.DB = *pg
+	if cfg.DB == "" {
+		cfg.DB = filepath.Join(dir, "pith", "pith.db")
+	}
+	cl, err := bench.StartCluster(ctx, bench.ClusterConfig{Dir: filepath.Join(dir, "pith"), Database: *pg, Password: cfg.Password})
+	if err != nil {
+		return err
+	}
+	defer cl.Stop()
+	cfg.URL = cl.API
+	res, err := promote.Run(ctx, cfg)
+	if werr := sf.write("promote", func(w io.Writer) { promote.Markdown(w, res) }, func(p string) error { return promote.Plot(p, res) }); err == nil {
 		err = werr
 	}
 	return err

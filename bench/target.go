@@ -13,12 +13,14 @@ import (
 type Target struct {
 	Name                string // shown in tables: "pith", "Pulp"
 	URL, User, Password string // API origin and credentials
+	Content             string // content origin, when not the API's
 	// Procs selects the server's processes, for their peak memory and CPU.
 	Procs load.Selector
 }
 
-// ParseTarget reads "name=URL" with optional ",user=…,password=…,procs=a|b" parts; procs
-// lists command-line substrings of the target's processes (their children count too).
+// ParseTarget reads "name=URL" with optional ",user=…,password=…,content=URL,procs=a|b"
+// parts; procs lists command-line substrings of the target's processes (their children
+// count too), content the content app's origin when it is not the API's.
 // An empty password is taken from the environment variable PASSWORD_<NAME>.
 func ParseTarget(s string) (Target, error) {
 	name, rest, ok := strings.Cut(s, "=")
@@ -39,12 +41,22 @@ func ParseTarget(s string) (Target, error) {
 			t.Password = v
 		case "procs":
 			t.Procs.CmdlineContains = strings.Split(v, "|")
+		case "content":
+			t.Content = strings.TrimSuffix(v, "/")
 		default:
-			return t, fmt.Errorf("target %q: unknown part %q (user, password, procs)", s, k)
+			return t, fmt.Errorf("target %q: unknown part %q (user, password, content, procs)", s, k)
 		}
 	}
 	if t.Password == "" {
 		t.Password = os.Getenv("PASSWORD_" + strings.ToUpper(name))
 	}
 	return t, nil
+}
+
+// ContentOrigin is where the target serves content.
+func (t Target) ContentOrigin() string {
+	if t.Content != "" {
+		return t.Content
+	}
+	return t.URL
 }

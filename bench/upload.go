@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"mime/multipart"
 	"net/http"
-	"os"
+	"pith/bench/load"
+	"pith/bench/plot"
 	"sort"
 	"strings"
 	"sync"
@@ -19,17 +21,15 @@ import (
 // UploadConfig is the upload/download scenario of the FOLIO study: files of each size
 // uploaded N times by U concurrent users, then downloaded through the content app.
 type UploadConfig struct {
-	URL      string // pith API origin, e.g. http://127.0.0.1:24817
-	User     string
-	Password string
-	Sizes    []int64
-	N        int
-	Users    []int
-	PID      int // server process, for peak RSS (0 = not reported)
+	Target Target
+	Sizes  []int64
+	N      int
+	Users  []int
 }
 
 // Row is one line of the result table.
 type Row struct {
+	Server           string
 	Size             int64
 	Users            int
 	UpAvg, UpP95     time.Duration
@@ -97,26 +97,10 @@ func (c *client) wait(ctx context.Context, task string) error {
 	}
 }
 
-func peakRSS(pid int) float64 {
-	if pid == 0 {
-		return 0
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		var kb float64
-		if n, _ := fmt.Sscanf(line, "VmHWM: %f kB", &kb); n == 1 {
-			return kb / 1024
-		}
-	}
-	return 0
-}
-
 // Upload runs the scenario and returns one row per (size, users).
 func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
-	c := newClient(cfg.URL, cfg.User, cfg.Password)
+	t := cfg.Target
+	c := newClient(t.URL, t.User, t.Password)
 	stamp := time.Now().Format("150405.000")
 	var repo struct {
 		Href string `json:"pulp_href"`
@@ -137,7 +121,9 @@ func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
 	var rows []Row
 	for _, size := range cfg.Sizes {
 		for _, users := range cfg.Users {
-			row := Row{Size: size, Users: users}
+			row := Row{Server: t.Name, Size: size, Users: users}
+			s := load.StartSampler(100*time.Millisecond, t.Procs)
+			defer s.Stop() // on failure; Stop may be called again
 			names := make([]string, cfg.N)
 			hrefs := make([]string, cfg.N)
 			up, upWall, err := parallel(cfg.N, users, func(i int) (time.Duration, error) {
@@ -168,8 +154,8 @@ func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
 				return rows, err
 			}
 			down, downWall, err := parallel(cfg.N, users, func(i int) (time.Duration, error) {
-				t := time.Now()
-				resp, err := c.http.Get(cfg.URL + "/pulp/content/" + base + "/" + names[i])
+				start := time.Now()
+				resp, err := c.http.Get(t.ContentOrigin() + "/pulp/content/" + base + "/" + names[i])
 				if err != nil {
 					return 0, err
 				}
@@ -178,7 +164,7 @@ func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
 				if err == nil && (resp.StatusCode != 200 || n != size) {
 					err = fmt.Errorf("download %s: %s, %d bytes", names[i], resp.Status, n)
 				}
-				return time.Since(t), err
+				return time.Since(start), err
 			})
 			if err != nil {
 				return rows, err
@@ -187,7 +173,7 @@ func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
 			row.UpAvg, row.UpP95 = stats(up)
 			row.DownAvg, row.DownP95 = stats(down)
 			row.UpMBps, row.DownMBps = total/upWall.Seconds(), total/downWall.Seconds()
-			row.PeakRSSMiB = peakRSS(cfg.PID)
+			row.PeakRSSMiB = s.Stop().MaxProcRSSMiB
 			rows = append(rows, row)
 		}
 	}
@@ -239,12 +225,40 @@ func stats(ds []time.Duration) (avg, p95 time.Duration) {
 
 // Markdown renders rows as a table.
 func Markdown(w io.Writer, title string, rows []Row) {
-	fmt.Fprintf(w, "\n%s\n\n| size | users | upload avg | upload p95 | upload MB/s | download avg | download p95 | download MB/s | peak RSS |\n", title)
-	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	fmt.Fprintf(w, "\n%s\n\n| server | size | users | upload avg | upload p95 | upload MB/s | download avg | download p95 | download MB/s | peak RSS |\n", title)
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	for _, r := range rows {
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %.0f | %s | %s | %.0f | %.0f MiB |\n", human(r.Size), r.Users,
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %.0f | %s | %s | %.0f | %.0f MiB |\n", r.Server, human(r.Size), r.Users,
 			ms(r.UpAvg), ms(r.UpP95), r.UpMBps, ms(r.DownAvg), ms(r.DownP95), r.DownMBps, r.PeakRSSMiB)
 	}
+}
+
+// UploadPlot draws the average upload time of each size and user count, per server.
+func UploadPlot(path string, rows []Row) error {
+	b := plot.Bars{Title: "Upload: average time per file", YLabel: "ms", LogY: true}
+	group := map[string]int{}
+	series := map[string]int{}
+	for _, r := range rows {
+		g := fmt.Sprintf("%s x%d", human(r.Size), r.Users)
+		if _, ok := group[g]; !ok {
+			group[g] = len(b.Groups)
+			b.Groups = append(b.Groups, g)
+		}
+		if _, ok := series[r.Server]; !ok {
+			series[r.Server] = len(b.Series)
+			b.Series = append(b.Series, plot.BarSeries{Name: r.Server})
+		}
+	}
+	for i := range b.Series {
+		b.Series[i].Values = make([]float64, len(b.Groups))
+		for j := range b.Series[i].Values {
+			b.Series[i].Values[j] = math.NaN()
+		}
+	}
+	for _, r := range rows {
+		b.Series[series[r.Server]].Values[group[fmt.Sprintf("%s x%d", human(r.Size), r.Users)]] = float64(r.UpAvg.Microseconds()) / 1000
+	}
+	return b.WriteFile(path)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

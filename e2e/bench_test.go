@@ -9,16 +9,24 @@ import (
 	"testing"
 )
 
-// The upload benchmark keeps working (a tiny size; no timings asserted).
+// The upload benchmark keeps working (a tiny size; no timings asserted), on a pith it
+// starts for itself, with a running pith as a peer.
 func TestBenchUpload(t *testing.T) {
 	s := startPith(t, "")
-	out, err := exec.Command(pithBin, "bench", "upload", "--url", s.url, "--password", adminPassword,
-		"--sizes", "1000,20000", "--n", "3", "--users", "1,2").CombinedOutput()
+	out := t.TempDir()
+	got, err := exec.Command(pithBin, "bench", "upload", "--sizes", "1000,20000", "--n", "3", "--users", "1,2",
+		"--peer", "other="+s.url+",password="+adminPassword, "--out", out).CombinedOutput()
 	if err != nil {
-		t.Fatalf("pith bench upload: %v\n%s", err, out)
+		t.Fatalf("pith bench upload: %v\n%s", err, got)
 	}
-	if n := strings.Count(string(out), "\n| "); n != 6 {
-		t.Errorf("table has %d lines, want header + separator + 4 rows:\n%s", n, out)
+	if n := strings.Count(string(got), "\n| pith |"); n != 4 {
+		t.Errorf("%d pith rows, want 4:\n%s", n, got)
+	}
+	if n := strings.Count(string(got), "\n| other |"); n != 4 {
+		t.Errorf("%d peer rows, want 4:\n%s", n, got)
+	}
+	if fi, err := os.Stat(filepath.Join(out, "upload.png")); err != nil || fi.Size() == 0 {
+		t.Errorf("upload.png: %v", err)
 	}
 }
 

@@ -33,19 +33,32 @@ func benchCmd(ctx context.Context, args []string) error {
 	if len(args) == 0 || args[0] != "upload" {
 		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote [flags]")
 	}
+	return benchUpload(ctx, args[1:])
+}
+
+// benchUpload runs the FOLIO upload/download study against a pith of its own (or the
+// one at --url) and any peers.
+func benchUpload(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench upload", flag.ContinueOnError)
-	url := fs.String("url", "http://127.0.0.1:24817", "pith origin")
-	user := fs.String("user", "admin", "user")
-	password := fs.String("password", os.Getenv("PITH_ADMIN_PASSWORD"), "password (env PITH_ADMIN_PASSWORD)")
+	sf := addScenarioFlags(fs, "upload")
+	url := fs.String("url", "", "a running pith to measure (default: start one on the embedded defaults)")
+	user := fs.String("user", "admin", "user of --url")
+	password := fs.String("password", os.Getenv("PITH_ADMIN_PASSWORD"), "password of --url (env PITH_ADMIN_PASSWORD)")
+	pid := fs.Int("pid", 0, "process id of --url, to report its peak RSS")
 	sizes := fs.String("sizes", "100000,3600000,5000000,10000000", "file sizes in bytes, comma-separated")
-	n := fs.Int("n", 100, "uploads (and downloads) per size and user count")
+	n := fs.Int("n", 0, "uploads (and downloads) per size and user count (default 10; --full 100)")
 	users := fs.String("users", "1,3", "concurrent users, comma-separated")
-	pid := fs.Int("pid", 0, "server process id, to report its peak RSS")
 	title := fs.String("title", "Upload and download", "table title")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg := bench.UploadConfig{URL: strings.TrimSuffix(*url, "/"), User: *user, Password: *password, N: *n, PID: *pid}
+	cfg := bench.UploadConfig{N: 10}
+	if *sf.full {
+		cfg.N = 100
+	}
+	if *n > 0 {
+		cfg.N = *n
+	}
 	for _, s := range strings.Split(*sizes, ",") {
 		v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil || v <= 0 {
@@ -53,19 +66,38 @@ func benchCmd(ctx context.Context, args []string) error {
 		}
 		cfg.Sizes = append(cfg.Sizes, v)
 	}
-	for _, s := range strings.Split(*users, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || v <= 0 {
-			return fmt.Errorf("--users: %q is not a positive count", s)
+	var err error
+	if cfg.Users, err = ints("users", *users); err != nil {
+		return err
+	}
+	pith := bench.Target{Name: "pith", URL: strings.TrimSuffix(*url, "/"), User: *user, Password: *password}
+	if *pid != 0 {
+		pith.Procs.PIDs = []int{*pid}
+	}
+	if *url == "" {
+		dir, cleanup, err := sf.workdir("pith-bench-upload-")
+		if err != nil {
+			return err
 		}
-		cfg.Users = append(cfg.Users, v)
+		defer cleanup()
+		pith.Password = randomPassword()
+		cl, err := bench.StartCluster(ctx, bench.ClusterConfig{Dir: filepath.Join(dir, "pith"), Password: pith.Password})
+		if err != nil {
+			return err
+		}
+		defer cl.Stop()
+		pith.URL, pith.Procs = cl.API, cl.Procs()
 	}
-	if *n <= 0 {
-		return fmt.Errorf("--n: %d must be positive", *n)
+	var rows []bench.Row
+	for _, t := range append([]bench.Target{pith}, sf.peers...) {
+		cfg.Target = t
+		got, err := bench.Upload(ctx, cfg)
+		rows = append(rows, got...)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.Name, err)
+		}
 	}
-	rows, err := bench.Upload(ctx, cfg)
-	bench.Markdown(os.Stdout, *title, rows)
-	return err
+	return sf.write("upload", func(w io.Writer) { bench.Markdown(w, *title, rows) }, func(p string) error { return bench.UploadPlot(p, rows) })
 }
 
 // benchRpm runs the rpm scenario: sync on demand and publish a generated repository,

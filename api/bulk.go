@@ -269,18 +269,19 @@ func (s *Server) runBulkModify(ctx context.Context, r *task.Run) error {
 		v    meta.Version
 	}
 	var versions []made
+	ids := make([]int64, len(repos))
+	byRepo := map[int64]meta.Repository{}
+	for i, repo := range repos {
+		ids[i] = repo.ID
+		byRepo[repo.ID] = repo
+	}
 	err := s.db.Tx(ctx, func(tx *meta.Tx) error {
 		versions = versions[:0] // a retried transaction starts over
-		for _, repo := range repos {
-			v, created, err := meta.NewVersion(ctx, tx, repo.ID, meta.Change{RemoveAll: a.RemoveAll, Remove: a.Remove, Add: a.Add})
-			if err != nil {
-				return fmt.Errorf("new version of repository %q: %w", repo.Name, err)
-			}
-			if created {
-				versions = append(versions, made{repo, v})
-			}
+		vs, err := meta.NewVersions(ctx, tx, ids, meta.Change{RemoveAll: a.RemoveAll, Remove: a.Remove, Add: a.Add})
+		for _, v := range vs {
+			versions = append(versions, made{byRepo[v.RepositoryID], v})
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		p.Finish(err)

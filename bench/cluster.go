@@ -35,6 +35,7 @@ type ClusterConfig struct {
 // Cluster is a started installation.
 type Cluster struct {
 	API, Content string // origins
+	Password     string // of admin
 	Serve        int    // PID of the serve process
 	ContentPIDs  []int  // the processes that answer content requests
 	cmds         []*exec.Cmd
@@ -64,7 +65,7 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{log: lf}
+	c := &Cluster{log: lf, Password: cfg.Password}
 	apiAddr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -129,6 +130,11 @@ func (c *Cluster) start(cfg ClusterConfig, args ...string) (*exec.Cmd, error) {
 	}
 	c.cmds = append(c.cmds, cmd)
 	return cmd, nil
+}
+
+// Target is the cluster as a scenario's target, named "pith".
+func (c *Cluster) Target() Target {
+	return Target{Name: "pith", URL: c.API, Content: c.Content, User: "admin", Password: c.Password, Procs: c.Procs()}
 }
 
 // Procs selects the cluster's processes.

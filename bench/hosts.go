@@ -70,7 +70,7 @@ func Hosts(ctx context.Context, cfg HostsConfig) (HostsResult, error) {
 		return res, err
 	}
 	defer cl.Stop()
-	d, err := SyncPublishDistribute(ctx, Target{Name: "pith", URL: cl.API, User: "admin", Password: cfg.Password}, up.URL, "immediate")
+	d, err := SyncPublishDistribute(ctx, cl.Target(), up.URL, "immediate")
 	if err != nil {
 		return res, fmt.Errorf("pith: load the repository: %w", err)
 	}

@@ -167,7 +167,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (ServeResult, error) {
 			return res, fmt.Errorf("%s: %w", row.Name, err)
 		}
 		if loaded[key] == "" {
-			d, err := SyncPublishDistribute(ctx, Target{Name: "pith", URL: cl.API, User: "admin", Password: cfg.Password}, up.URL, "immediate")
+			d, err := SyncPublishDistribute(ctx, cl.Target(), up.URL, "immediate")
 			if err != nil {
 				cl.Stop()
 				return res, fmt.Errorf("%s: load the repository: %w", row.Name, err)

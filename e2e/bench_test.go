@@ -85,3 +85,36 @@ func TestBenchHosts(t *testing.T) {
 		t.Errorf("hosts.png: %v", err)
 	}
 }
+
+// The sync-concurrency study keeps working: a tiny repository through the simulated WAN.
+func TestBenchSync(t *testing.T) {
+	out := t.TempDir()
+	got, err := exec.Command(pithBin, "bench", "sync", "--packages", "20", "--mean", "4096", "--concurrency", "4,1", "--out", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pith bench sync: %v\n%s", err, got)
+	}
+	if n := strings.Count(string(got), "| yes |"); n != 2 {
+		t.Errorf("%d completed rows, want 2:\n%s", n, got)
+	}
+	if fi, err := os.Stat(filepath.Join(out, "sync.png")); err != nil || fi.Size() == 0 {
+		t.Errorf("sync.png: %v", err)
+	}
+}
+
+// The promotion study keeps working: a tiny data set, two steps and the repeat.
+func TestBenchPromote(t *testing.T) {
+	out := t.TempDir()
+	got, err := exec.Command(pithBin, "bench", "promote", "--repos", "30", "--versions", "60", "--units", "10", "--steps", "5,20",
+		"--out", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pith bench promote: %v\n%s", err, got)
+	}
+	for _, want := range []string{"| 5 |", "| 20 |", "| 5 (again, at the end) |"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("no %q row:\n%s", want, got)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(out, "promote.png")); err != nil || fi.Size() == 0 {
+		t.Errorf("promote.png: %v", err)
+	}
+}

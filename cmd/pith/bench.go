@@ -14,6 +14,7 @@ import (
 	"pith/bench"
 	"pith/bench/load"
 	"pith/bench/promote"
+	"pith/bench/syncbench"
 )
 
 // benchCmd runs a `pith bench` scenario against a running pith.
@@ -28,10 +29,12 @@ func benchCmd(ctx context.Context, args []string) error {
 			return benchHosts(ctx, args[1:])
 		case "promote":
 			return benchPromote(ctx, args[1:])
+		case "sync":
+			return benchSync(ctx, args[1:])
 		}
 	}
 	if len(args) == 0 || args[0] != "upload" {
-		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote [flags]")
+		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync [flags]")
 	}
 	return benchUpload(ctx, args[1:])
 }
@@ -348,6 +351,57 @@ func benchPromote(ctx context.Context, args []string) error {
 	cfg.URL = cl.API
 	res, err := promote.Run(ctx, cfg)
 	if werr := sf.write("promote", func(w io.Writer) { promote.Markdown(w, res) }, func(p string) error { return promote.Plot(p, res) }); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// benchSync runs the download-concurrency study on a pith of its own and any peers.
+func benchSync(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench sync", flag.ContinueOnError)
+	sf := addScenarioFlags(fs, "sync")
+	packages := fs.Int("packages", 0, "packages in the generated repository (default 500; --full 10000, CentOS 7 os)")
+	mean := fs.Int64("mean", 0, "mean .rpm size in bytes, log-normal (default 30 KiB; --full 200 KiB)")
+	conc := fs.String("concurrency", "20,15,10,7,5,3", "download_concurrency settings, in the order run (the study's)")
+	w := syncbench.DefaultWAN
+	fs.DurationVar(&w.Latency, "latency", w.Latency, "upstream latency per request")
+	fs.DurationVar(&w.Jitter, "jitter", w.Jitter, "latency jitter (uniform ±)")
+	fs.Int64Var(&w.PerConnBps, "per-conn", w.PerConnBps, "upstream bytes/s per connection (0 = unlimited)")
+	fs.Int64Var(&w.TotalBps, "total", w.TotalBps, "upstream bytes/s in all (0 = unlimited)")
+	fs.IntVar(&w.MaxConcurrent, "max-concurrent", 0, "upstream answers 429 beyond this many requests at once (0 = never)")
+	fs.DurationVar(&w.RetryAfter, "retry-after", time.Second, "Retry-After of the 429 answers")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg := syncbench.Config{Packages: 500, MeanSize: 30 << 10, WAN: w}
+	if *sf.full {
+		cfg.Packages, cfg.MeanSize = syncbench.DefaultPackages, syncbench.DefaultMeanSize
+	}
+	if *packages > 0 {
+		cfg.Packages = *packages
+	}
+	if *mean > 0 {
+		cfg.MeanSize = *mean
+	}
+	var err error
+	if cfg.Concurrency, err = ints("concurrency", *conc); err != nil {
+		return err
+	}
+	dir, cleanup, err := sf.workdir("pith-bench-sync-")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	cfg.Dir = filepath.Join(dir, "upstream")
+	cl, err := bench.StartCluster(ctx, bench.ClusterConfig{Dir: filepath.Join(dir, "pith"), Password: randomPassword()})
+	if err != nil {
+		return err
+	}
+	defer cl.Stop()
+	cfg.Targets = append([]bench.Target{cl.Target()}, sf.peers...)
+	cfg.Log = os.Stderr
+	res, err := syncbench.Run(ctx, cfg)
+	if werr := sf.write("sync", func(w io.Writer) { syncbench.Markdown(w, res) }, func(p string) error { return syncbench.Plot(res).WriteFile(p) }); err == nil {
 		err = werr
 	}
 	return err

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"pith/blob"
@@ -227,62 +228,86 @@ func (w *pubWriter) packages(repoID, n int64) ([]meta.PublishedFile, error) {
 	}
 	kinds := []repodata.Kind{repodata.Primary, repodata.Filelists, repodata.Other}
 	names := []string{"primary", "filelists", "other"}
-	var files []meta.PublishedFile
-	paths := map[string]bool{}
-	// The three files are written side by side: each is one query and one compressor.
+	// One pass over the stored fragments feeds three writers, each compressing its file
+	// on its own goroutine: a package's row is read once, not once per file (its three
+	// fragments sit in one row, so reading a later one walks the earlier ones' pages).
 	recs := make([]repodata.Record, len(kinds))
 	stored := make([]meta.PublishedFile, len(kinds))
 	errs := make([]error, len(kinds))
+	feeds := make([]chan []byte, len(kinds))
+	var aborted atomic.Bool
 	var wg sync.WaitGroup
 	for i, kind := range kinds {
-		col := []string{"f.primary_xml", "f.filelists_xml", "f.other_xml"}[i]
+		feeds[i] = make(chan []byte, 64)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			recs[i], stored[i], errs[i] = w.metadataFile(names[i], true, func(out io.Writer) error {
 				dw := repodata.NewDocumentWriter(out, kind, count)
-				rows, err := w.p.db.Query(w.ctx, `SELECT c.relative_path, ca.id, `+col+` FROM contents c
-				JOIN rpm_fragments f ON f.content_id = c.id
-				JOIN content_artifacts ca ON ca.content_id = c.id
-				WHERE c.type = ? AND `+inVersion+` ORDER BY c.id`, PackageType, repoID, n, n)
+				var err error
+				for frag := range feeds[i] { // drained to the end even after a failure
+					if err == nil {
+						err = dw.WriteFragment(frag)
+					}
+				}
 				if err != nil {
 					return err
 				}
-				defer rows.Close()
-				for rows.Next() {
-					var location, frag string
-					var caID int64
-					if err := rows.Scan(&location, &caID, &frag); err != nil {
-						return err
-					}
-					served := packagePath(w.a.Layout, location)
-					b := []byte(frag)
-					if kind == repodata.Primary {
-						if paths[served] {
-							return fmt.Errorf("two packages of version %d are named %s", n, path.Base(location))
-						}
-						paths[served] = true
-						b = repodata.Relocate(b, served)
-						files = append(files, meta.PublishedFile{RelativePath: served, ContentArtifactID: &caID})
-					}
-					if err := dw.WriteFragment(b); err != nil {
-						return err
-					}
-				}
-				if err := rows.Err(); err != nil {
-					return err
+				if aborted.Load() {
+					return errors.New("publication abandoned")
 				}
 				return dw.Close()
 			})
 		}()
 	}
+	files, err := w.feedFragments(repoID, n, feeds)
+	if err != nil {
+		aborted.Store(true)
+	}
+	for _, f := range feeds {
+		close(f)
+	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(append([]error{err}, errs...)...); err != nil {
 		return nil, err
 	}
 	w.records = append(w.records, recs...)
 	w.files = append(w.files, stored...)
 	return files, nil
+}
+
+// feedFragments reads each package's fragments once, in unit order, and sends them to
+// the primary, filelists and other writers; it returns where each package is served.
+func (w *pubWriter) feedFragments(repoID, n int64, feeds []chan []byte) ([]meta.PublishedFile, error) {
+	rows, err := w.p.db.Query(w.ctx, `SELECT c.relative_path, ca.id, f.primary_xml, f.filelists_xml, f.other_xml FROM contents c
+		JOIN rpm_fragments f ON f.content_id = c.id
+		JOIN content_artifacts ca ON ca.content_id = c.id
+		WHERE c.type = ? AND `+inVersion+` ORDER BY c.id`, PackageType, repoID, n, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var files []meta.PublishedFile
+	paths := map[string]bool{}
+	for rows.Next() {
+		var location string
+		var caID int64
+		var frags [3][]byte
+		if err := rows.Scan(&location, &caID, &frags[0], &frags[1], &frags[2]); err != nil {
+			return nil, err
+		}
+		served := packagePath(w.a.Layout, location)
+		if paths[served] {
+			return nil, fmt.Errorf("two packages of version %d are named %s", n, path.Base(location))
+		}
+		paths[served] = true
+		frags[0] = repodata.Relocate(frags[0], served)
+		files = append(files, meta.PublishedFile{RelativePath: served, ContentArtifactID: &caID})
+		for i, f := range frags {
+			feeds[i] <- f
+		}
+	}
+	return files, rows.Err()
 }
 
 // units reads the attrs of the units of a type in a version.

@@ -31,8 +31,9 @@ func YumPackages(n int) func(i int) *repodata.Package {
 			Description: strings.Repeat("A package generated for the sync benchmark, with a description of realistic length. ", 4),
 			URL:         "https://example.invalid/" + name, License: "MIT", Vendor: "Pith", Group: "Unspecified", BuildHost: "builder.example.invalid",
 			SourceRPM: name + "-1.0-1.el9.src.rpm", TimeFile: 1700000000 + int64(i), TimeBuild: 1700000000, SizePackage: 20000 + int64(r.IntN(200000)),
-			SizeInstalled: 60000, SizeArchive: 61000, LocationHref: "Packages/" + name[:1] + "/" + name + "-1.0-1.el9.x86_64.rpm",
-			HeaderStart: 4504, HeaderEnd: 12000}
+			SizeInstalled: 60000, SizeArchive: 61000, HeaderStart: 4504, HeaderEnd: 12000}
+		// Named by NVRA, as Pulp publishes packages (and as real repositories name them).
+		p.LocationHref = "Packages/" + name[:1] + "/" + name + "-" + p.Version + "-" + p.Release + "." + p.Arch + ".rpm"
 		p.Provides = []repodata.Dep{{Name: name}, {Name: name, Flags: "EQ", Epoch: "0", Version: p.Version, Release: p.Release},
 			{Name: "lib" + name + ".so.1()(64bit)"}}
 		for j := 0; j < 10; j++ {

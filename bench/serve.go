@@ -176,8 +176,8 @@ func Serve(ctx context.Context, cfg ServeConfig) (ServeResult, error) {
 		}
 		urls := PackageURLs(cl.Content+"/pulp/content/"+loaded[key]+"/", locations)
 		var extra load.Selector // the services this configuration uses
-		if s.database != "" {
-			extra.CmdlineContains = append(extra.CmdlineContains, "postgres:")
+		if s.database != "" { // PostgreSQL's backends ("postgres: user db host state"), not pith's own --database postgres://
+			extra.CmdlineContains = append(extra.CmdlineContains, "postgres: ")
 		}
 		if strings.HasPrefix(s.cache, "redis://") {
 			extra.CmdlineContains = append(extra.CmdlineContains, "redis-server")
@@ -199,7 +199,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (ServeResult, error) {
 		if i < len(cfg.PeerProcs) {
 			procs = cfg.PeerProcs[i]
 		}
-		row.Levels, row.Err = sweep(ctx, cfg, PackageURLs(d.BaseURL, locations), procs, load.Selector{CmdlineContains: []string{"redis-server", "postgres:"}})
+		row.Levels, row.Err = sweep(ctx, cfg, PackageURLs(d.BaseURL, locations), procs, load.Selector{CmdlineContains: []string{"redis-server", "postgres: "}})
 		res.Rows = append(res.Rows, row)
 		if row.Err != nil {
 			return res, fmt.Errorf("%s: %w", row.Name, row.Err)

@@ -31,12 +31,13 @@ const usage = `usage: pith <command> [flags]
 commands:
   serve              run the API, the content app and the task workers in one process
   api                run only the REST API (PostgreSQL required; any number of processes)
-  content            run only the content app (PostgreSQL required)
+  content            run only the content app (PostgreSQL required; several may share --listen)
   worker             run only task workers (PostgreSQL required)
   migrate            apply database migrations and exit
   admin password     reset the admin password: pith admin password [NEW]
   version            print the Pulp component versions pith claims
-  bench upload       the upload/download scenario against a running pith (see docs/benchmarks.md)
+  bench STUDY        a scale study, pith next to upstream Pulp: upload, rpm, serve, hosts,
+                     promote, sync (pith bench STUDY -h; docs/benchmarks.md)
 
 flags (each also PITH_<NAME> in the environment or a key in the --config JSON file):
 `

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"pith/blob"
 	"pith/content"
 	"pith/content/download"
 	"pith/content/rpm/comps"
@@ -300,27 +301,84 @@ func storePackage(ctx context.Context, tx *meta.Tx, pkg *repodata.Package, remot
 	return c, &pkgToFetch{contentID: c.ID, href: pkg.LocationHref, url: url, size: size, sha256: digest}, nil
 }
 
-// download fetches the packages without a stored artifact (policy immediate).
+// download fetches the packages without a stored artifact (policy immediate). A download
+// slot is held for the transfer only: the artifacts are recorded by one goroutine, in
+// transactions of whatever has arrived (SQLite has one writer; twenty slots each waiting
+// for it would leave the upstream idle).
 func (s *syncRun) download(ctx context.Context) error {
 	pd := s.r.Progress("sync.downloading.artifacts", "Downloading Artifacts", int64(len(s.fetch)))
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	fetched := make(chan fetchedPkg, 2*s.d.Concurrency())
+	recorded := make(chan error, 1)
+	go func() { recorded <- s.record(ctx, fetched, pd, cancel) }()
 	err := content.Parallel(ctx, s.d.Concurrency(), s.fetch, func(f *pkgToFetch) string { return f.href },
 		func(ctx context.Context, f *pkgToFetch) error {
 			dg, err := content.FetchBlob(ctx, s.p.store, s.d, f.url, download.Expect{Size: f.size, SHA256: f.sha256})
 			if err != nil {
 				return err
 			}
-			art, _, err := meta.PutArtifact(ctx, s.p.db, content.Artifact(dg))
-			if err != nil {
-				return err
+			select {
+			case fetched <- fetchedPkg{f, dg}:
+				return nil
+			case <-ctx.Done():
+				return context.Cause(ctx)
 			}
-			if err := meta.AttachArtifact(ctx, s.p.db, f.contentID, f.href, art.ID); err != nil {
-				return err
-			}
-			pd.Add(1)
-			return nil
 		})
+	close(fetched)
+	if rerr := <-recorded; err == nil {
+		err = rerr
+	}
 	pd.Finish(err)
 	return err
+}
+
+type fetchedPkg struct {
+	f  *pkgToFetch
+	dg blob.Digests
+}
+
+// record stores the artifacts of downloaded packages and links them to their units,
+// batching what has arrived into one transaction. A failure cancels the downloads; the
+// channel is drained to its end either way.
+func (s *syncRun) record(ctx context.Context, in <-chan fetchedPkg, pd *task.Progress, cancel context.CancelCauseFunc) error {
+	var failed error
+	for first := range in {
+		batch := []fetchedPkg{first}
+	more:
+		for len(batch) < 500 {
+			select {
+			case p, ok := <-in:
+				if !ok {
+					break more
+				}
+				batch = append(batch, p)
+			default:
+				break more
+			}
+		}
+		if failed != nil {
+			continue
+		}
+		failed = s.p.db.Tx(ctx, func(tx *meta.Tx) error {
+			for _, p := range batch {
+				art, _, err := meta.PutArtifact(ctx, tx, content.Artifact(p.dg))
+				if err != nil {
+					return err
+				}
+				if err := meta.AttachArtifact(ctx, tx, p.f.contentID, p.f.href, art.ID); err != nil {
+					return fmt.Errorf("%s: %w", p.f.href, err)
+				}
+			}
+			return nil
+		})
+		if failed != nil {
+			cancel(failed)
+			continue
+		}
+		pd.Add(int64(len(batch)))
+	}
+	return failed
 }
 
 // units stores units without files in one transaction.

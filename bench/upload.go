@@ -105,7 +105,7 @@ func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
 	var repo struct {
 		Href string `json:"pulp_href"`
 	}
-	if err := c.json(ctx, "POST", "/pulp/api/v3/repositories/file/file/", map[string]string{"name": "bench-upload-" + stamp}, &repo); err != nil {
+	if err := c.json(ctx, "POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": "bench-upload-" + stamp, "autopublish": true}, &repo); err != nil {
 		return nil, err
 	}
 	var task struct {

@@ -176,7 +176,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (ServeResult, error) {
 		}
 		urls := PackageURLs(cl.Content+"/pulp/content/"+loaded[key]+"/", locations)
 		var extra load.Selector // the services this configuration uses
-		if s.database != "" { // PostgreSQL's backends ("postgres: user db host state"), not pith's own --database postgres://
+		if s.database != "" {   // PostgreSQL's backends ("postgres: user db host state"), not pith's own --database postgres://
 			extra.CmdlineContains = append(extra.CmdlineContains, "postgres: ")
 		}
 		if strings.HasPrefix(s.cache, "redis://") {

@@ -67,13 +67,14 @@ func (r ServeRow) Peak() ServeLevel {
 	return best
 }
 
-// At80 is the level closest below 80% of the peak rate (the latency a server offers
-// with headroom), or the lowest level.
+// At80 is the level closest below 80% of the peak rate among those before the peak (the
+// latency a server offers with headroom; levels past the peak are overloaded), or the
+// lowest level.
 func (r ServeRow) At80() ServeLevel {
-	peak := r.Peak().RPS
+	peak := r.Peak()
 	var best ServeLevel
 	for _, l := range r.Levels {
-		if l.RPS <= 0.8*peak && l.RPS > best.RPS {
+		if l.Users <= peak.Users && l.RPS <= 0.8*peak.RPS && l.RPS > best.RPS {
 			best = l
 		}
 	}

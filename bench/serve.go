@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -214,8 +215,9 @@ func sweep(ctx context.Context, cfg ServeConfig, urls []string, procs, extra loa
 	if err := checkURL(ctx, urls[0]); err != nil {
 		return nil, err
 	}
-	// Warm up: resolve every path once, as the study's long runs do.
-	if _, err := load.Wrk(ctx, load.WrkConfig{URLs: urls, Connections: 16, Duration: time.Second}); err != nil {
+	// Warm up: every path once, as the study's long runs do (a server's cache is then
+	// warm however slowly it answers).
+	if err := warm(ctx, urls, 16); err != nil {
 		return nil, err
 	}
 	var levels []ServeLevel
@@ -238,6 +240,40 @@ func sweep(ctx context.Context, cfg ServeConfig, urls []string, procs, extra loa
 		best = math.Max(best, l.RPS)
 	}
 	return levels, nil
+}
+
+// warm requests every URL once over n connections, without following redirects.
+func warm(ctx context.Context, urls []string, n int) error {
+	c := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: n},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	next := make(chan string)
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			var first error
+			for u := range next {
+				req, _ := http.NewRequestWithContext(ctx, "GET", u, nil)
+				resp, err := c.Do(req)
+				if err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				if err != nil && first == nil {
+					first = fmt.Errorf("warm up: GET %s: %w", u, err)
+				}
+			}
+			errs <- first
+		}()
+	}
+	for _, u := range urls {
+		next <- u
+	}
+	close(next)
+	var err error
+	for i := 0; i < n; i++ {
+		err = errors.Join(err, <-errs)
+	}
+	return err
 }
 
 // checkURL makes sure a package URL answers (200, or a redirect, not followed).

@@ -5,14 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"pith/bench"
 	"strings"
 	"testing"
-	"time"
 )
 
 const password = "promote-secret"
@@ -44,49 +42,13 @@ func TestMain(m *testing.M) {
 // and database path.
 func startPith(t *testing.T) (string, string) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	dir := t.TempDir()
+	cl, err := bench.StartCluster(context.Background(), bench.ClusterConfig{Binary: pithBin, Dir: dir, Password: password, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
-	data := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	args := []string{"serve", "--listen", addr, "--data", data, "--workers", "2"}
-	if pp := os.Getenv("PITH_PROMOTE_PPROF"); pp != "" {
-		args = append(args, "--pprof-listen", pp) // profile a measurement
-	}
-	cmd := exec.CommandContext(ctx, pithBin, args...)
-	cmd.Env = append(os.Environ(), "PITH_ADMIN_PASSWORD="+password)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 10 * time.Second
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("pith log:\n%s", log.String())
-		}
-	})
-	url := "http://" + addr
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		resp, err := http.Get(url + "/pulp/api/v3/status/")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pith did not start: %v\n%s", err, log.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return url, filepath.Join(data, "pith.db")
+	t.Cleanup(cl.Stop)
+	return cl.API, filepath.Join(dir, "pith.db")
 }
 
 type page struct {
@@ -188,31 +150,4 @@ func TestPromote(t *testing.T) {
 	if untouched == 0 {
 		t.Errorf("every repository was promoted to; the check of unchanged ones saw none")
 	}
-}
-
-// TestMeasure runs a measurement when PITH_PROMOTE is set to
-// "repos,versions,units,batch,step,step,...", e.g. the study's full size:
-// PITH_PROMOTE=27237,173311,10000,500,1000,2000,5000,10000. It starts its own pith on
-// SQLite (in PITH_PROMOTE_DATA when set, to keep the database) and prints the tables.
-func TestMeasure(t *testing.T) {
-	spec := os.Getenv("PITH_PROMOTE")
-	if spec == "" {
-		t.Skip("PITH_PROMOTE is not set")
-	}
-	var n []int
-	for _, f := range strings.Split(spec, ",") {
-		var v int
-		fmt.Sscanf(f, "%d", &v)
-		n = append(n, v)
-	}
-	if len(n) < 5 {
-		t.Fatalf("PITH_PROMOTE=%q: want repos,versions,units,batch,step,...", spec)
-	}
-	url, db := startPith(t)
-	res, err := Run(context.Background(), Config{URL: url, User: "admin", Password: password, DB: db,
-		Repos: n[0], Versions: n[1], Units: n[2], BatchSize: n[3], Steps: n[4:], Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	Markdown(os.Stdout, res)
 }

@@ -56,7 +56,7 @@ func YumPackages(n int) func(i int) *repodata.Package {
 // GenerateYum writes the repodata of the yum repository of YumPackages(n) under dir.
 // The packages themselves are not written: an on_demand sync never fetches them.
 func GenerateYum(dir string, n int) error {
-	return writeRepodata(dir, n, func() func(int) *repodata.Package { return YumPackages(n) })
+	return WriteRepodata(dir, n, func() func(int) *repodata.Package { return YumPackages(n) })
 }
 
 // WriteYumRepo writes the packages of YumPackages(n) as .rpm files with payload bytes of
@@ -67,7 +67,7 @@ func WriteYumRepo(dir string, n int, payload int64) ([]rpmgen.Written, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = writeRepodata(dir, n, func() func(int) *repodata.Package {
+	err = WriteRepodata(dir, n, func() func(int) *repodata.Package {
 		next := YumPackages(n)
 		return func(i int) *repodata.Package {
 			p := next(i)
@@ -78,9 +78,9 @@ func WriteYumRepo(dir string, n int, payload int64) ([]rpmgen.Written, error) {
 	return written, err
 }
 
-// writeRepodata writes primary, filelists, other and repomd.xml for n packages; each
-// file takes the packages from a fresh call of pkgs.
-func writeRepodata(dir string, n int, pkgs func() func(int) *repodata.Package) error {
+// WriteRepodata writes primary, filelists, other (gzip) and repomd.xml under dir/repodata
+// for n packages; each file takes the packages from a fresh call of pkgs.
+func WriteRepodata(dir string, n int, pkgs func() func(int) *repodata.Package) error {
 	if err := os.MkdirAll(filepath.Join(dir, "repodata"), 0o755); err != nil {
 		return err
 	}

@@ -119,11 +119,16 @@ func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
 		return nil, err
 	}
 	var rows []Row
+	var s *load.Sampler // the row's; stopped on failure too (Stop may be called twice)
+	defer func() {
+		if s != nil {
+			s.Stop()
+		}
+	}()
 	for _, size := range cfg.Sizes {
 		for _, users := range cfg.Users {
 			row := Row{Server: t.Name, Size: size, Users: users}
-			s := load.StartSampler(100*time.Millisecond, t.Procs)
-			defer s.Stop() // on failure; Stop may be called again
+			s = load.StartSampler(100*time.Millisecond, t.Procs)
 			names := make([]string, cfg.N)
 			hrefs := make([]string, cfg.N)
 			up, upWall, err := parallel(cfg.N, users, func(i int) (time.Duration, error) {

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"time"
 
 	"pith/bench"
 	"pith/bench/rpmgen"
@@ -146,52 +145,24 @@ func writeRPM(dir string, p *repodata.Package, payload int64) (rpmgen.Written, e
 	return rpmgen.Written{Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}, nil
 }
 
-// writeMetadata writes primary, filelists and other (gzip) and repomd.xml with pith's
-// own writers, and returns the bytes of repodata/ it wrote.
+// writeMetadata writes the repodata of pkgs with bench.WriteRepodata and returns the
+// bytes of repodata/ it wrote.
 func writeMetadata(dir string, pkgs []*repodata.Package) (int64, error) {
-	var records []repodata.Record
+	err := bench.WriteRepodata(dir, len(pkgs), func() func(int) *repodata.Package {
+		return func(i int) *repodata.Package { return pkgs[i] }
+	})
+	if err != nil {
+		return 0, err
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "repodata"))
+	if err != nil {
+		return 0, err
+	}
 	var total int64
-	for _, kind := range []repodata.Kind{repodata.Primary, repodata.Filelists, repodata.Other} {
-		tmp := filepath.Join(dir, "repodata", kind.String()+".tmp")
-		f, err := os.Create(tmp)
-		if err != nil {
-			return 0, err
-		}
-		cw, err := repodata.NewCompressWriter(f, repodata.Gzip, "sha256")
-		if err != nil {
-			f.Close()
-			return 0, err
-		}
-		dw := repodata.NewDocumentWriter(cw, kind, len(pkgs))
-		for _, p := range pkgs {
-			if err := dw.WritePackage(p); err != nil {
-				f.Close()
-				return 0, err
-			}
-		}
-		if err := dw.Close(); err != nil {
-			f.Close()
-			return 0, err
-		}
-		if err := cw.Close(); err != nil {
-			f.Close()
-			return 0, err
-		}
-		if err := f.Close(); err != nil {
-			return 0, err
-		}
-		sums := cw.Sums()
-		href := "repodata/" + sums.Checksum + "-" + kind.String() + ".xml.gz"
-		if err := os.Rename(tmp, filepath.Join(dir, href)); err != nil {
-			return 0, err
-		}
-		if fi, err := os.Stat(filepath.Join(dir, href)); err == nil {
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil {
 			total += fi.Size()
 		}
-		records = append(records, sums.Record(kind.String(), href, time.Now().Unix()))
 	}
-	md := repodata.Repomd{Revision: "1", Records: records}
-	b := md.Bytes()
-	total += int64(len(b))
-	return total, os.WriteFile(filepath.Join(dir, "repodata", "repomd.xml"), b, 0o644)
+	return total, nil
 }

@@ -301,7 +301,7 @@ func compareLibc(a, b string) int {
 	case v2 > e2:
 		return 1
 	}
-	switch vercmp(a[v1:e1], b[v2:e2]) {
+	switch Vercmp(a[v1:e1], b[v2:e2]) {
 	case 1:
 		return 1
 	case -1:
@@ -310,8 +310,8 @@ func compareLibc(a, b string) int {
 	return 0
 }
 
-// vercmp is rpm's rpmvercmp.
-func vercmp(a, b string) int {
+// Vercmp compares two version (or release) strings as rpm's rpmvercmp does: -1, 0 or 1.
+func Vercmp(a, b string) int {
 	if a == b {
 		return 0
 	}

@@ -240,7 +240,7 @@ func TestVercmp(t *testing.T) {
 		{"1.0^git1", "1.0^git2", -1}, {"1.0^git1~pre", "1.0^git1", -1}, {"1.0~rc1^git1", "1.0~rc1", 1},
 		{"001", "1", 0}, {"1.0", "1_0", 0}, {"2_0", "2.0", 0},
 	} {
-		if got := vercmp(c.a, c.b); got != c.want {
+		if got := Vercmp(c.a, c.b); got != c.want {
 			t.Errorf("vercmp(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
 		}
 	}

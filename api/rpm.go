@@ -88,9 +88,6 @@ func (s *Server) rpmRepoSync(w http.ResponseWriter, r *http.Request) error {
 	if policy == rpm.MirrorComplete && len(in.SkipTypes) > 0 {
 		return fieldError{"non_field_errors": {"Cannot use 'skip_types' with the 'mirror_complete' sync policy: the mirrored metadata would list what was skipped."}}
 	}
-	if policy == rpm.MirrorComplete {
-		return badField("sync_policy", "mirror_complete (republishing the upstream metadata as is) is not supported by this server yet; use mirror_content_only.")
-	}
 	remoteID, err := s.syncRemote(r, repo, in.Remote)
 	if err != nil {
 		return err

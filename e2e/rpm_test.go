@@ -131,6 +131,20 @@ func TestRpmWorkflow(t *testing.T) {
 			if out, err := dnf(t, root, base, "module", "list"); err != nil || !strings.Contains(out, "walrus") || !strings.Contains(out, "5.21") {
 				t.Errorf("dnf module list: %v\n%s", err, out)
 			}
+			// mirror_complete: the publication is the sync's, upstream's repomd.xml as it is,
+			// and dnf installs from it.
+			c.run("rpm", "repository", "create", "--name", "complete")
+			c.run("rpm", "repository", "sync", "--name", "complete", "--remote", "zoo", "--sync-policy", "mirror_complete")
+			c.run("rpm", "distribution", "create", "--name", "complete", "--base-path", "complete", "--repository", "complete")
+			wantMD, _ := os.ReadFile(filepath.Join(sharedData(), "yum-katello/zoo/repodata/repomd.xml"))
+			if code, got := get(t, s.content+"/pulp/content/complete/repodata/repomd.xml"); code != 200 || !bytes.Equal(got, wantMD) {
+				t.Errorf("mirrored repomd.xml: %d, %d bytes; want upstream's %d bytes", code, len(got), len(wantMD))
+			}
+			mroot := filepath.Join(t.TempDir(), "mroot")
+			os.MkdirAll(mroot, 0o755)
+			if out, err := dnf(t, mroot, s.content+"/pulp/content/complete/", "install", "kangaroo"); err != nil {
+				t.Errorf("dnf install kangaroo from the mirror: %v\n%s", err, out)
+			}
 			// Uploads: signed packages keep their signatures (the bytes served are the bytes
 			// uploaded), a chunked upload works, and a file that is not an rpm is refused.
 			// The signed packages share one NEVRA, so each gets a repository of its own.

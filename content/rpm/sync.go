@@ -37,6 +37,7 @@ type syncRun struct {
 	units   []int64         // every unit of the upstream repository
 	fetch   []*pkgToFetch   // immediate: packages without a stored artifact
 	modular map[string]bool // NEVRAs the repository's modules list
+	mirror  *mirror         // mirror_complete: what the publication republishes
 }
 
 type pkgToFetch struct {
@@ -74,6 +75,12 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 		return fmt.Errorf("repodata/repomd.xml: %w", err)
 	}
 	md, err := repodata.ParseRepomd(rf, "repodata/repomd.xml")
+	if err == nil && a.SyncPolicy == MirrorComplete {
+		s.mirror = &mirror{locations: map[int64][]string{}}
+		if err = checkMirrorable(md); err == nil {
+			err = s.keep(ctx, rf, "repodata/repomd.xml")
+		}
+	}
 	rf.Close()
 	if err != nil {
 		pm.Finish(err)
@@ -82,38 +89,55 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 	var attrs repoAttrs
 	json.Unmarshal(repo.Attrs, &attrs)
 	state := syncState{RepomdSHA256: repomdSHA, URL: remote.URL, Policy: remote.Policy, SyncPolicy: a.SyncPolicy, SkipTypes: a.SkipTypes, Version: repo.LatestVersion}
-	if a.Optimize && attrs.LastSync != nil && equalState(*attrs.LastSync, state) {
+	// A mirror is never skipped: its publication is made by the sync (as in Pulp).
+	if a.Optimize && a.SyncPolicy != MirrorComplete && attrs.LastSync != nil && equalState(*attrs.LastSync, state) {
 		pm.Finish(nil)
 		r.Progress("sync.skipped", "Skipping sync: repomd.xml and the settings have not changed since the last sync", 0).Finish(nil)
 		return nil
 	}
 
-	// 2. Every metadata file the sync reads, checked against repomd.xml first.
+	// 2. Every metadata file the sync reads, checked against repomd.xml first; a mirror
+	// keeps every file repomd.xml lists, as it is.
 	files := map[string]*os.File{}
 	defer func() {
 		for _, f := range files {
 			f.Close()
 		}
 	}()
-	for _, typ := range []string{"primary", "filelists", "other", "updateinfo", "group", "group_gz", "modules"} {
-		rec := md.Record(typ)
-		if rec == nil {
-			if typ == "primary" {
-				err := errors.New("repodata/repomd.xml: no primary metadata listed")
-				pm.Finish(err)
-				return err
-			}
+	if md.Record("primary") == nil {
+		err := errors.New("repodata/repomd.xml: no primary metadata listed")
+		pm.Finish(err)
+		return err
+	}
+	parsed := []string{"primary", "filelists", "other", "updateinfo", "group", "group_gz", "modules"}
+	for _, rec := range md.Records {
+		read := slices.Contains(parsed, rec.Type) && !(rec.Type == "group_gz" && md.Record("group") != nil)
+		if !read && s.mirror == nil {
 			continue
 		}
-		if typ == "group_gz" && files["group"] != nil {
-			continue
-		}
-		f, err := fetchRecord(ctx, d, s.base, rec)
+		f, err := fetchRecord(ctx, d, s.base, &rec)
 		if err != nil {
 			pm.Finish(err)
 			return err
 		}
-		files[typ] = f
+		if s.mirror != nil {
+			if err := s.keep(ctx, f, rec.LocationHref); err != nil {
+				f.Close()
+				pm.Finish(err)
+				return err
+			}
+		}
+		if !read {
+			f.Close()
+			continue
+		}
+		files[rec.Type] = f
+	}
+	if s.mirror != nil {
+		if err := s.mirrorExtras(ctx); err != nil {
+			pm.Finish(err)
+			return err
+		}
 	}
 	pm.Add(1)
 	pm.Finish(nil)
@@ -170,6 +194,14 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 		r.Created(fmt.Sprintf("/pulp/api/v3/repositories/rpm/rpm/%s/versions/%d/", repo.PulpID, v.Number))
 		p.invalidate()
 	}
+	if s.mirror != nil {
+		pub, err := p.mirrorPublication(ctx, repo, v.Number, s.mirror)
+		if err != nil {
+			return fmt.Errorf("publish the mirror of repository %q: %w", repo.Name, err)
+		}
+		r.Created("/pulp/api/v3/publications/rpm/rpm/" + pub.PulpID + "/")
+		p.invalidate()
+	}
 	return nil
 }
 
@@ -212,6 +244,11 @@ func (s *syncRun) packages(ctx context.Context, md *repodata.Repomd, files map[s
 		if _, err := content.CleanRelativePath(pkg.LocationHref); err != nil {
 			return fmt.Errorf("%s: package %s: location %q: %w", srcs["primary"].Name, pkg.NEVRA(), pkg.LocationHref, err)
 		}
+		if s.mirror != nil {
+			if err := checkMirrorablePackage(pkg, srcs["primary"].Name); err != nil {
+				return err
+			}
+		}
 		pkg.IsModular = s.modular[pkg.NEVRA()]
 		batch = append(batch, pkg)
 		if len(batch) == batchSize {
@@ -247,6 +284,9 @@ func (s *syncRun) storePackages(ctx context.Context, batch []*repodata.Package) 
 			s.units = append(s.units, c.ID)
 			if f != nil {
 				s.fetch = append(s.fetch, f)
+			}
+			if s.mirror != nil && !slices.Contains(s.mirror.locations[c.ID], pkg.LocationHref) {
+				s.mirror.locations[c.ID] = append(s.mirror.locations[c.ID], pkg.LocationHref)
 			}
 		}
 		return nil

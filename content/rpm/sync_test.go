@@ -1,10 +1,15 @@
 package rpm_test
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,5 +207,91 @@ func TestSyncBadInput(t *testing.T) {
 		if v := e.latest(repo); v.Number != 0 {
 			t.Errorf("%s: version %d left after a failed sync", tc.path, v.Number)
 		}
+	}
+}
+
+// mirror_complete republishes zoo as it is: repomd.xml byte for byte, every file it
+// lists (the sqlite databases and productid too), each package at its upstream location,
+// and the distribution tree's .treeinfo and images. A repomd.xml pointing outside the
+// repository is refused and leaves no version.
+func TestSyncMirrorComplete(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	repo := e.repo("zoo")
+	tk := e.sync(repo, e.remote("zoo", "yum-katello/zoo/", "on_demand"), rpm.MirrorComplete)
+	if tk.State != task.Completed {
+		t.Fatalf("sync: %s %s", tk.State, tk.Error)
+	}
+	var pubHref string
+	for _, h := range tk.CreatedResources {
+		if strings.Contains(h, "/publications/rpm/rpm/") {
+			pubHref = h
+		}
+	}
+	if pubHref == "" {
+		t.Fatalf("no publication among the created resources %v", tk.CreatedResources)
+	}
+	pub, err := meta.PublicationByPulpID(ctx, e.db, strings.TrimSuffix(pubHref[strings.LastIndex(strings.TrimSuffix(pubHref, "/"), "/")+1:], "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pub.VersionNumber != e.latest(repo).Number {
+		t.Errorf("publication of version %d, latest is %d", pub.VersionNumber, e.latest(repo).Number)
+	}
+	upstream := filepath.Join(data, "yum-katello/zoo")
+	want, err := os.ReadFile(filepath.Join(upstream, "repodata/repomd.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := meta.PublishedFileRef(ctx, e.db, pub.ID, "repodata/repomd.xml")
+	if err != nil || ref.Artifact == nil {
+		t.Fatalf("repodata/repomd.xml: %v %+v", err, ref)
+	}
+	r, err := e.store.Open(ctx, ref.Artifact.SHA256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(r)
+	r.Close()
+	if !bytes.Equal(got, want) {
+		t.Errorf("published repomd.xml differs from upstream's")
+	}
+	paths, err := meta.PublishedPaths(ctx, e.db, pub.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hrefs := regexp.MustCompile(`href="([^"]+)"`).FindAllStringSubmatch(string(want), -1)
+	for _, h := range hrefs {
+		if !slices.Contains(paths, h[1]) {
+			t.Errorf("%s, listed in repomd.xml, is not published", h[1])
+		}
+	}
+	for _, p := range []string{"armadillo-0.1-1.noarch.rpm", "test-srpm01-1.0-1.src.rpm", ".treeinfo", "images/test1.img", "empty.iso"} {
+		if !slices.Contains(paths, p) {
+			t.Errorf("%s is not published at its upstream location (published: %v)", p, paths)
+		}
+	}
+	if len(hrefs) != 11 {
+		t.Errorf("%d records in zoo's repomd.xml, want 11", len(hrefs))
+	}
+
+	// A repomd.xml naming a file under xml:base can't be mirrored.
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "repodata"), 0o755)
+	based := strings.Replace(string(want), `<location href="repodata/b45d`, `<location xml:base="http://elsewhere.example/" href="repodata/b45d`, 1)
+	os.WriteFile(filepath.Join(dir, "repodata/repomd.xml"), []byte(based), 0o644)
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer srv.Close()
+	bad := e.repo("based")
+	m, err := meta.CreateRemote(ctx, e.db, meta.Remote{Type: rpm.RepoType, Name: "based", URL: srv.URL + "/", Policy: "on_demand"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk = e.sync(bad, m, rpm.MirrorComplete)
+	if tk.State != task.Failed || !strings.Contains(string(tk.Error), "xml:base") || !strings.Contains(string(tk.Error), "mirror_content_only") {
+		t.Errorf("xml:base mirrored: %s %s", tk.State, tk.Error)
+	}
+	if v := e.latest(bad); v.Number != 0 {
+		t.Errorf("version %d left by a refused mirror", v.Number)
 	}
 }

@@ -60,6 +60,11 @@ func (s *syncRun) tree(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if s.mirror != nil {
+		if err := s.keep(ctx, bytes.NewReader(raw), name); err != nil {
+			return err
+		}
+	}
 	p := s.r.Progress("sync.parsing.distribution_tree", "Parsing Distribution Tree", 1)
 	var files []meta.ContentFile
 	for _, ref := range t.Files() {

@@ -1,0 +1,207 @@
+package rpm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+
+	"pith/blob"
+	"pith/content"
+	"pith/content/download"
+	"pith/content/rpm/repodata"
+	"pith/meta"
+)
+
+// A mirror_complete sync republishes the upstream repository as it is: its repomd.xml
+// (and signature), every metadata file repomd.xml lists, extra_files.json and what it
+// names, and each package at its upstream location. The publication is made by the sync,
+// so clients see exactly the metadata upstream signed.
+
+// errMirrorIncompatible starts the error of a repository whose metadata can't be served
+// as it is from here (Pulp refuses the same repositories).
+const errMirrorIncompatible = "this repository uses features which are incompatible with the 'mirror_complete' sync policy; sync it with mirror_content_only"
+
+// unmirrorable are the metadata types pith does not serve (delta rpms).
+var unmirrorable = []string{"prestodelta", "deltainfo"}
+
+// mirror is what a mirror_complete sync collects for its publication.
+type mirror struct {
+	files     []meta.PublishedFile // metadata files, stored as artifacts
+	locations map[int64][]string   // package unit → where upstream serves it
+}
+
+// checkMirrorable refuses a repomd.xml whose records can't be republished as they are.
+func checkMirrorable(md *repodata.Repomd) error {
+	for _, rec := range md.Records {
+		switch {
+		case rec.LocationBase != "":
+			return fmt.Errorf("repodata/repomd.xml: %s: the %s record points at xml:base %q, outside the repository", errMirrorIncompatible, rec.Type, rec.LocationBase)
+		case slices.Contains(unmirrorable, rec.Type):
+			return fmt.Errorf("repodata/repomd.xml: %s: it lists %s metadata (delta rpms), which this server does not serve", errMirrorIncompatible, rec.Type)
+		}
+		if _, err := content.CleanRelativePath(rec.LocationHref); err != nil {
+			return fmt.Errorf("repodata/repomd.xml: %s: the %s record's location %q: %w", errMirrorIncompatible, rec.Type, rec.LocationHref, err)
+		}
+	}
+	return nil
+}
+
+// checkMirrorablePackage refuses a package served from outside the repository.
+func checkMirrorablePackage(pkg *repodata.Package, primary string) error {
+	if pkg.LocationBase != "" {
+		return fmt.Errorf("%s: %s: package %s is served from xml:base %q, outside the repository", primary, errMirrorIncompatible, pkg.NEVRA(), pkg.LocationBase)
+	}
+	return nil
+}
+
+// keep stores a staged file, from its start, as an artifact published at href.
+func (s *syncRun) keep(ctx context.Context, f io.ReadSeeker, href string) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	dg, err := s.p.store.Put(ctx, f, blob.Expect{Size: -1})
+	if err != nil {
+		return fmt.Errorf("store %s: %w", href, err)
+	}
+	art, _, err := meta.PutArtifact(ctx, s.p.db, content.Artifact(dg))
+	if err != nil {
+		return err
+	}
+	s.mirror.files = append(s.mirror.files, meta.PublishedFile{RelativePath: href, ArtifactID: &art.ID})
+	return nil
+}
+
+// optional fetches a file upstream may not have: nil, nil when it answers 403 or 404.
+func (s *syncRun) optional(ctx context.Context, href string) (*os.File, error) {
+	f, _, err := fetchTemp(ctx, s.d, s.base+href, "sha256", download.Expect{Size: -1})
+	var de *download.Error
+	if errors.As(err, &de) && (de.Status == http.StatusNotFound || de.Status == http.StatusForbidden) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", href, err)
+	}
+	return f, nil
+}
+
+// mirrorExtras keeps repomd.xml's signature and key, and extra_files.json with the files
+// it lists (checked against their sizes and sha256), when upstream has them.
+func (s *syncRun) mirrorExtras(ctx context.Context) error {
+	for _, href := range []string{"repodata/repomd.xml.asc", "repodata/repomd.xml.key", "extra_files.json"} {
+		f, err := s.optional(ctx, href)
+		if err != nil || f == nil {
+			return err
+		}
+		err = s.keep(ctx, f, href)
+		if err == nil && href == "extra_files.json" {
+			err = s.extraFiles(ctx, f)
+		}
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// extraFiles keeps the files extra_files.json lists (an EULA, a GPG key, ...).
+func (s *syncRun) extraFiles(ctx context.Context, f *os.File) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	var ef struct {
+		Data []struct {
+			File      string            `json:"file"`
+			Size      int64             `json:"size"`
+			Checksums map[string]string `json:"checksums"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(io.LimitReader(f, 16<<20)).Decode(&ef); err != nil {
+		return fmt.Errorf("extra_files.json: %w", err)
+	}
+	for i, e := range ef.Data {
+		if _, err := content.CleanRelativePath(e.File); err != nil {
+			return fmt.Errorf("extra_files.json: data[%d]: file %q: %w", i, e.File, err)
+		}
+		ff, sum, err := fetchTemp(ctx, s.d, content.JoinURL(s.base, e.File), "sha256", download.Expect{Size: e.Size})
+		if err != nil {
+			return fmt.Errorf("extra_files.json: %s: %w", e.File, err)
+		}
+		if want := e.Checksums["sha256"]; want != "" && !strings.EqualFold(want, sum) {
+			ff.Close()
+			return fmt.Errorf("extra_files.json: %s: sha256 mismatch: extra_files.json says %s, the file has %s", e.File, want, sum)
+		}
+		err = s.keep(ctx, ff, e.File)
+		ff.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mirrorPublication publishes version n of repo as upstream has it: the kept metadata,
+// each package at its upstream location, and the distribution tree's files at theirs.
+func (p *Plugin) mirrorPublication(ctx context.Context, repo meta.Repository, n int64, m *mirror) (meta.Publication, error) {
+	files := slices.Clone(m.files)
+	rows, err := p.db.Query(ctx, `SELECT c.id, c.type, ca.id, ca.relative_path FROM contents c
+		JOIN content_artifacts ca ON ca.content_id = c.id
+		WHERE `+inVersion+` ORDER BY c.id`, repo.ID, n, n)
+	if err != nil {
+		return meta.Publication{}, err
+	}
+	defer rows.Close()
+	served := map[string]bool{}
+	for _, f := range files {
+		served[f.RelativePath] = true
+	}
+	add := func(rel string, caID int64) error {
+		if served[rel] {
+			return fmt.Errorf("version %d: two files would be served at %s", n, rel)
+		}
+		served[rel] = true
+		files = append(files, meta.PublishedFile{RelativePath: rel, ContentArtifactID: &caID})
+		return nil
+	}
+	for rows.Next() {
+		var cID, caID int64
+		var typ, rel string
+		if err := rows.Scan(&cID, &typ, &caID, &rel); err != nil {
+			return meta.Publication{}, err
+		}
+		if typ != PackageType {
+			if err := add(rel, caID); err != nil {
+				return meta.Publication{}, err
+			}
+			continue
+		}
+		locs := m.locations[cID]
+		if len(locs) == 0 {
+			return meta.Publication{}, fmt.Errorf("package %s of version %d is not in the mirrored metadata", rel, n)
+		}
+		for _, loc := range locs {
+			if err := add(loc, caID); err != nil {
+				return meta.Publication{}, err
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return meta.Publication{}, err
+	}
+	// The checksum type of mirrored metadata is whatever upstream chose: "unknown", as
+	// Pulp says.
+	attrs, _ := json.Marshal(PubAttrs{ChecksumType: "unknown", CompressionType: "none", Layout: "nested_alphabetically"})
+	var pub meta.Publication
+	err = p.db.Tx(ctx, func(tx *meta.Tx) error {
+		var err error
+		pub, err = meta.CreatePublication(ctx, tx, meta.Publication{Type: RepoType, RepositoryID: repo.ID, VersionNumber: n, Attrs: attrs}, files)
+		return err
+	})
+	return pub, err
+}

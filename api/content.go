@@ -62,7 +62,7 @@ func contentListSpec(typ string) listSpec {
 	case rpm.AdvisoryType:
 		fs = append(fs, rpmAdvisoryFilters()...)
 		return listSpec{filters: append(fs, identityFilters("c.pulp_id")...), ordering: rpmAdvisoryOrdering()}
-	case rpm.DistributionTreeType, rpm.ObsoleteType, rpm.GroupType, rpm.CategoryType, rpm.EnvironmentType, rpm.LangpacksType:
+	case rpm.DistributionTreeType, rpm.RepoMetadataFileType, rpm.ObsoleteType, rpm.GroupType, rpm.CategoryType, rpm.EnvironmentType, rpm.LangpacksType:
 		return listSpec{filters: append(fs, identityFilters("c.pulp_id")...), ordering: map[string]string{"pk": "c.id"}}
 	case rpm.ModulemdType, rpm.DefaultsType:
 		fs = append(fs, rpmModuleFilters(typ)...)

@@ -30,6 +30,7 @@ func (s *Server) TaskFuncs() map[string]task.Func {
 		"pulpcore.app.tasks.purge.purge":               s.runPurge,
 		uploadCleanupTask:                              s.runUploadCleanup,
 		copyTask:                                       s.runCopy,
+		compsTask:                                      s.runComps,
 		bulkModifyTask:                                 s.runBulkModify,
 	}
 }
@@ -46,6 +47,12 @@ func (s *Server) runCreate(ctx context.Context, r *task.Run) error {
 			return err
 		}
 		return s.runFileContent(ctx, r, fa)
+	case "rpm_advisory":
+		var aa RpmAdvisoryArgs
+		if err := decode(a.Body, &aa); err != nil {
+			return err
+		}
+		return s.runRpmAdvisory(ctx, r, aa)
 	case "rpm_package":
 		var pa RpmPackageArgs
 		if err := decode(a.Body, &pa); err != nil {

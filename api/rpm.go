@@ -40,6 +40,8 @@ func (s *Server) rpmTable(reg *openapi.Registry, add func(opDef)) {
 	tg := reg.Add("TaskGroupOperationResponse", taskGroupRef{})
 	add(opDef{id: "rpm_prune_prune_packages", method: "POST", path: "/pulp/api/v3/rpm/prune/", pattern: "/pulp/api/v3/rpm/prune/{$}", tag: "Rpm: Prune",
 		body: pruneIn{}, bodyName: "PrunePackages", media: jsonForms, responses: []openapi.Response{resp(202, tg)}, h: s.rpmPrune})
+	add(opDef{id: "rpm_comps_upload", method: "POST", path: "/pulp/api/v3/rpm/comps/", pattern: "/pulp/api/v3/rpm/comps/{$}", tag: "Rpm: Comps",
+		body: compsIn{}, bodyName: "CompsXml", media: fileForms, responses: []openapi.Response{resp(202, async)}, h: s.rpmCompsUpload})
 	add(opDef{id: "copy_content_2", method: "POST", path: "/pulp/api/v3/rpm/copy/", pattern: "/pulp/api/v3/rpm/copy/{$}", tag: "Rpm: Copy",
 		body: copyIn{}, bodyName: "Copy", media: jsonForms, responses: []openapi.Response{resp(202, async)}, h: s.rpmCopy})
 }

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"pith/api/openapi"
+	"pith/blob"
 	"pith/content/rpm"
 	"pith/content/rpm/repodata"
 	"pith/content/rpm/rpmfile"
@@ -220,12 +222,49 @@ func (s *Server) renderUnits(ctx context.Context, typ string, cs []meta.Content)
 			}
 			items[i] = renderRpmPackage(c, ap, details[c.ID])
 		}
+	case rpm.RepoMetadataFileType:
+		arts, err := meta.ArtifactsOf(ctx, s.db, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i, c := range cs {
+			out := renderAttrsUnit(c)
+			out["artifact"] = nil
+			out["md5"], out["sha1"], out["sha224"], out["sha256"], out["sha384"], out["sha512"] = nil, nil, nil, nil, nil, nil
+			if a, ok := arts[c.ID]; ok {
+				out["artifact"] = artifactHref(a.PulpID)
+				out["md5"], out["sha1"], out["sha224"], out["sha256"], out["sha384"], out["sha512"] = a.MD5, a.SHA1, a.SHA224, a.SHA256, a.SHA384, a.SHA512
+			}
+			items[i] = out
+		}
 	default:
 		for i, c := range cs {
 			items[i] = renderAttrsUnit(c)
 		}
 	}
 	return items, nil
+}
+
+// rpmRepoMetadataFileResponse documents a repo metadata file: its stored attrs and its
+// artifact's digests.
+type rpmRepoMetadataFileResponse struct {
+	PulpHref        string            `json:"pulp_href" openapi:"format=uri,readOnly"`
+	Prn             string            `json:"prn" openapi:"readOnly"`
+	PulpCreated     string            `json:"pulp_created" openapi:"format=date-time,readOnly"`
+	PulpLastUpdated string            `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
+	MD5             *string           `json:"md5" openapi:"readOnly"`
+	SHA1            *string           `json:"sha1" openapi:"readOnly"`
+	SHA224          *string           `json:"sha224" openapi:"readOnly"`
+	SHA256          *string           `json:"sha256" openapi:"readOnly"`
+	SHA384          *string           `json:"sha384" openapi:"readOnly"`
+	SHA512          *string           `json:"sha512" openapi:"readOnly"`
+	PulpLabels      map[string]string `json:"pulp_labels"`
+	VulnReport      *string           `json:"vuln_report" openapi:"format=uri,readOnly"`
+	Artifact        *string           `json:"artifact" openapi:"format=uri"`
+	RelativePath    string            `json:"relative_path"`
+	DataType        string            `json:"data_type"`
+	ChecksumType    string            `json:"checksum_type"`
+	Checksum        string            `json:"checksum"`
 }
 
 // renderAttrsUnit renders a unit whose attrs are its API fields (advisories, comps
@@ -304,6 +343,7 @@ func (s *Server) rpmContentTable(reg *openapi.Registry, add func(opDef)) {
 		{rpm.CategoryType, "packagecategories", "packagecategories", "{rpm_package_category_href}", "Content: Packagecategories", "rpm.PackageCategoryResponse", rpmUnitResponse{}, 200},
 		{rpm.EnvironmentType, "packageenvironments", "packageenvironments", "{rpm_package_environment_href}", "Content: Packageenvironments", "rpm.PackageEnvironmentResponse", rpmUnitResponse{}, 200},
 		{rpm.LangpacksType, "packagelangpacks", "packagelangpacks", "{rpm_package_langpacks_href}", "Content: Packagelangpacks", "rpm.PackageLangpacksResponse", rpmUnitResponse{}, 200},
+		{rpm.RepoMetadataFileType, "repo_metadata_files", "repo_metadata_files", "{rpm_repo_metadata_file_href}", "Content: Repo_Metadata_Files", "rpm.RepoMetadataFileResponse", rpmRepoMetadataFileResponse{}, 200},
 	} {
 		contentSet, contentUnset := s.labelHandlers(u.labelCode, s.contentLabels)
 		schema := reg.Add(u.schema, u.view)
@@ -314,6 +354,11 @@ func (s *Server) rpmContentTable(reg *openapi.Registry, add func(opDef)) {
 			list: &l, responses: r(200, pg(schema)), h: s.contentList(u.typ)})
 		add(opDef{id: id + "_read", method: "GET", path: u.href, pattern: pat + "{id}/{$}", tag: u.tag, detail: true,
 			responses: r(200, schema), h: s.rpmUnitRead(u.typ)})
+		if u.typ == rpm.AdvisoryType {
+			async := reg.Add("AsyncOperationResponse", taskRef{})
+			add(opDef{id: id + "_create", method: "POST", path: pat, pattern: pat + "{$}", tag: u.tag,
+				body: contentIn{}, bodyName: "rpm.UpdateRecord", media: fileForms, responses: r(202, async), h: s.rpmAdvisoryCreate})
+		}
 		if u.typ == rpm.PackageType {
 			async := reg.Add("AsyncOperationResponse", taskRef{})
 			add(opDef{id: id + "_create", method: "POST", path: pat, pattern: pat + "{$}", tag: u.tag,
@@ -503,4 +548,169 @@ func rpmModuleOrdering(typ string) map[string]string {
 		out[k] = "attr:" + k
 	}
 	return out
+}
+
+// RpmAdvisoryArgs are the arguments of the task that creates an advisory from an
+// uploaded JSON file.
+type RpmAdvisoryArgs struct {
+	Artifact   int64       `json:"artifact"`
+	Labels     meta.Labels `json:"labels"`
+	Repository string      `json:"repository,omitempty"`
+	FileURL    string      `json:"file_url,omitempty"`
+}
+
+// advisoryFileName is what errors call an uploaded advisory.
+const advisoryFileName = "the advisory JSON"
+
+// rpmAdvisoryCreate creates an advisory from a JSON file (content_rpm_advisories_create).
+// A stored file is read now, so a bad one is a 400 naming the problem.
+func (s *Server) rpmAdvisoryCreate(w http.ResponseWriter, r *http.Request) error {
+	var in contentIn
+	src, err := s.readContent(r, &in, "repositories/rpm/rpm/", func(map[string]json.RawMessage) error { return nil })
+	if err != nil {
+		return err
+	}
+	a := RpmAdvisoryArgs{Artifact: src.Artifact, Labels: src.Labels, FileURL: src.FileURL}
+	if src.Repository != nil {
+		a.Repository = src.Repository.PulpID
+	}
+	if a.FileURL == "" {
+		art, err := meta.ArtifactByID(r.Context(), s.db, a.Artifact)
+		if err != nil {
+			return err
+		}
+		if _, err := rpm.ReadAdvisory(r.Context(), s.cfg.Store, art, advisoryFileName); err != nil {
+			return badField("file", "%v", err)
+		}
+	}
+	return s.dispatchCreate(w, r, "rpm_advisory", "/pulp/api/v3/content/rpm/advisories/", a, src.Repository)
+}
+
+// runRpmAdvisory is the advisory create task.
+func (s *Server) runRpmAdvisory(ctx context.Context, r *task.Run, a RpmAdvisoryArgs) error {
+	return s.runContentCreate(ctx, r, a.FileURL, &a.Artifact, a.Repository, func() (meta.Content, error) {
+		art, err := meta.ArtifactByID(ctx, s.db, a.Artifact)
+		if err != nil {
+			return meta.Content{}, err
+		}
+		u, err := rpm.ReadAdvisory(ctx, s.cfg.Store, art, advisoryFileName)
+		if err != nil {
+			return meta.Content{}, err
+		}
+		return rpm.StoreAdvisory(ctx, s.db, u, a.Labels)
+	})
+}
+
+// compsIn is the body of the comps.xml upload (rpm_comps_upload).
+type compsIn struct {
+	File       *string `json:"file" openapi:"format=binary,required"`
+	Repository *string `json:"repository" openapi:"format=uri,writeOnly"`
+	Replace    *bool   `json:"replace" openapi:"writeOnly"`
+}
+
+// CompsArgs are the arguments of the comps upload task.
+type CompsArgs struct {
+	Artifact   int64  `json:"artifact"`
+	Repository string `json:"repository,omitempty"`
+	Replace    bool   `json:"replace"`
+}
+
+const compsTask = "pulp_rpm.app.tasks.comps.upload_comps"
+
+// compsFileName is what errors call an uploaded comps.xml.
+const compsFileName = "the uploaded comps.xml"
+
+// rpmCompsUpload stores a comps.xml's groups, categories, environments and langpacks,
+// optionally adding them to a repository (replacing its comps units with replace). The
+// file is parsed before the task is queued, so a bad one is a 400 and nothing changes.
+func (s *Server) rpmCompsUpload(w http.ResponseWriter, r *http.Request) error {
+	var in compsIn
+	var pf *pendingFile
+	raw, err := readBody(r, &in, s.receiveFile(r.Context(), "file", &pf))
+	if err == nil {
+		err = decode(raw, &in)
+	}
+	if err == nil && pf == nil {
+		err = badField("file", "No file was submitted.")
+	}
+	var repo *meta.Repository
+	if err == nil && in.Repository != nil {
+		var id string
+		if id, err = hrefOf("repository", *in.Repository, "repositories/rpm/rpm/"); err == nil {
+			x, rerr := meta.RepositoryByPulpID(r.Context(), s.db, id)
+			if rerr != nil {
+				err = badField("repository", "Invalid hyperlink - Object does not exist.")
+			}
+			repo = &x
+		}
+	}
+	if err == nil && in.Replace != nil && *in.Replace && repo == nil {
+		err = badField("replace", "Replacing comps units needs a 'repository'.")
+	}
+	if err != nil {
+		pf.cancel(r.Context())
+		return err
+	}
+	art, err := s.commitArtifact(r.Context(), pf, blob.Expect{Size: -1})
+	if err != nil {
+		return err
+	}
+	if _, err := rpm.ReadComps(r.Context(), s.cfg.Store, art, compsFileName); err != nil {
+		return badField("file", "%v", err)
+	}
+	a := CompsArgs{Artifact: art.ID, Replace: in.Replace != nil && *in.Replace}
+	spec := task.Spec{Name: compsTask, Args: &a}
+	if repo != nil {
+		a.Repository = repo.PulpID
+		spec.Exclusive = []string{repoHref(repo.Type, repo.PulpID)}
+	}
+	t, err := s.dispatch(r, spec)
+	if err != nil {
+		return err
+	}
+	return accepted(w, t)
+}
+
+// runComps is the comps upload task.
+func (s *Server) runComps(ctx context.Context, r *task.Run) error {
+	var a CompsArgs
+	if err := r.Args(&a); err != nil {
+		return err
+	}
+	art, err := meta.ArtifactByID(ctx, s.db, a.Artifact)
+	if err != nil {
+		return err
+	}
+	c, err := rpm.ReadComps(ctx, s.cfg.Store, art, compsFileName)
+	if err != nil {
+		return err
+	}
+	units, err := rpm.StoreComps(ctx, s.db, c)
+	if err != nil {
+		return err
+	}
+	ch := meta.Change{}
+	for _, u := range units {
+		r.Created(contentHref(u.Type, u.PulpID))
+		ch.Add = append(ch.Add, u.ID)
+	}
+	if a.Repository == "" {
+		return nil
+	}
+	if a.Replace {
+		repo, err := meta.RepositoryByPulpID(ctx, s.db, a.Repository)
+		if err != nil {
+			return err
+		}
+		old, err := meta.VersionContentIDs(ctx, s.db, repo.ID, repo.LatestVersion, rpm.CompsTypes...)
+		if err != nil {
+			return err
+		}
+		for _, id := range old {
+			if !slices.Contains(ch.Add, id) {
+				ch.Remove = append(ch.Remove, id)
+			}
+		}
+	}
+	return s.newVersion(ctx, r, a.Repository, ch)
 }

@@ -54,12 +54,18 @@ func TestRpmWorkflow(t *testing.T) {
 			var v entity
 			c.json(&v, "rpm", "repository", "version", "show", "--repository", "zoo")
 			want := map[string]float64{"rpm.package": 20, "rpm.advisory": 7, "rpm.modulemd": 6, "rpm.modulemd_defaults": 3,
-				"rpm.packagegroup": 2, "rpm.packagecategory": 1, "rpm.packageenvironment": 1, "rpm.distribution_tree": 1}
+				"rpm.packagegroup": 2, "rpm.packagecategory": 1, "rpm.packageenvironment": 1, "rpm.distribution_tree": 1, "rpm.repo_metadata_file": 1}
 			got := present(v)
 			for typ, n := range want {
 				if got[typ] != n {
 					t.Errorf("zoo: %s = %v, want %v (summary %v)", typ, got[typ], n, got)
 				}
+			}
+
+			var mdFiles []entity
+			c.json(&mdFiles, "rpm", "content", "-t", "repo_metadata_file", "list")
+			if len(mdFiles) != 1 || mdFiles[0].str("data_type") != "productid" || mdFiles[0].str("artifact") == "" {
+				t.Errorf("repo metadata files: %v, want zoo's productid with its artifact", mdFiles)
 			}
 
 			// Additive keeps what zoo2 lacks; mirror drops it.
@@ -166,6 +172,21 @@ func TestRpmWorkflow(t *testing.T) {
 			c.json(&v, "rpm", "repository", "version", "show", "--repository", "up")
 			if n := present(v)["rpm.package"]; n != 1 {
 				t.Errorf("chunked upload: %v packages, want 1", n)
+			}
+			// An advisory (JSON) and a comps.xml, uploaded as Katello does.
+			advFile := filepath.Join(t.TempDir(), "advisory.json")
+			os.WriteFile(advFile, []byte(`{"id": "PITH-2026:1", "updated": "2026-11-23 00:00:00", "issued": "2026-11-22 00:00:00", "type": "bugfix",
+				"title": "t", "pkglist": [{"name": "c", "short": "c", "packages": [{"name": "kangaroo", "version": "0.3", "release": "1", "arch": "noarch",
+				"filename": "kangaroo-0.3-1.noarch.rpm"}]}]}`), 0o644)
+			var adv entity
+			c.json(&adv, "rpm", "content", "-t", "advisory", "upload", "--file", advFile)
+			if adv.str("id") != "PITH-2026:1" {
+				t.Errorf("uploaded advisory: %v", adv)
+			}
+			c.run("rpm", "comps-upload", "--file", filepath.Join(sharedData(), "yum-katello/zoo/comps.xml"), "--repository", "up")
+			c.json(&v, "rpm", "repository", "version", "show", "--repository", "up")
+			if got := present(v); got["rpm.packagegroup"] != 2 || got["rpm.packagecategory"] != 1 || got["rpm.package"] != 1 {
+				t.Errorf("after the comps upload: %v", got)
 			}
 			notRPM := filepath.Join(t.TempDir(), "x.rpm")
 			os.WriteFile(notRPM, []byte("not an rpm"), 0o644)

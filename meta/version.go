@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Version is an immutable repository version.
@@ -336,9 +337,18 @@ func DeleteVersion(ctx context.Context, tx *Tx, v Version) error {
 	return err
 }
 
-// VersionContentIDs lists the units in version n.
-func VersionContentIDs(ctx context.Context, q Querier, repoID, n int64) ([]int64, error) {
-	rows, err := q.Query(ctx, `SELECT content_id FROM repository_content WHERE repository_id = ? AND version_added <= ? AND (version_removed IS NULL OR version_removed > ?) ORDER BY content_id`, repoID, n, n)
+// VersionContentIDs lists the units in version n, only those of the given types when
+// types are given.
+func VersionContentIDs(ctx context.Context, q Querier, repoID, n int64, types ...string) ([]int64, error) {
+	query := `SELECT content_id FROM repository_content WHERE repository_id = ? AND version_added <= ? AND (version_removed IS NULL OR version_removed > ?)`
+	args := []any{repoID, n, n}
+	if len(types) > 0 {
+		query += ` AND content_id IN (SELECT id FROM contents WHERE type IN (` + strings.TrimSuffix(strings.Repeat("?,", len(types)), ",") + `))`
+		for _, t := range types {
+			args = append(args, t)
+		}
+	}
+	rows, err := q.Query(ctx, query+` ORDER BY content_id`, args...)
 	if err != nil {
 		return nil, err
 	}

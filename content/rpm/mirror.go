@@ -146,13 +146,14 @@ func (s *syncRun) extraFiles(ctx context.Context, f *os.File) error {
 	return nil
 }
 
-// mirrorPublication publishes version n of repo as upstream has it: the kept metadata,
-// each package at its upstream location, and the distribution tree's files at theirs.
+// mirrorPublication publishes version n of repo as upstream has it: the kept metadata
+// (repo metadata files among it), each package at its upstream location, and the
+// distribution tree's files at theirs.
 func (p *Plugin) mirrorPublication(ctx context.Context, repo meta.Repository, n int64, m *mirror) (meta.Publication, error) {
 	files := slices.Clone(m.files)
 	rows, err := p.db.Query(ctx, `SELECT c.id, c.type, ca.id, ca.relative_path FROM contents c
 		JOIN content_artifacts ca ON ca.content_id = c.id
-		WHERE `+inVersion+` ORDER BY c.id`, repo.ID, n, n)
+		WHERE c.type <> ? AND `+inVersion+` ORDER BY c.id`, RepoMetadataFileType, repo.ID, n, n)
 	if err != nil {
 		return meta.Publication{}, err
 	}

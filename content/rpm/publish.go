@@ -101,7 +101,7 @@ func (p *Plugin) Publish(ctx context.Context, r *task.Run, repo meta.Repository,
 		return meta.Publication{}, err
 	}
 	files = append(files, pkgFiles...)
-	for _, step := range []func(int64, int64) error{pw.advisories, pw.comps, pw.modules, pw.tree} {
+	for _, step := range []func(int64, int64) error{pw.advisories, pw.comps, pw.modules, pw.tree, pw.metadataFiles} {
 		if err := step(repo.ID, a.Version); err != nil {
 			prog.Finish(err)
 			return meta.Publication{}, err
@@ -168,8 +168,8 @@ func (w *pubWriter) put(r io.Reader) (meta.Artifact, error) {
 
 // metadata writes one repodata file with write, compressed and measured in one pass, and
 // records it in repomd.xml and the publication.
-func (w *pubWriter) metadata(typ string, compress bool, write func(io.Writer) error) error {
-	rec, f, err := w.metadataFile(typ, compress, write)
+func (w *pubWriter) metadata(typ, name string, compress bool, write func(io.Writer) error) error {
+	rec, f, err := w.metadataFile(typ, name, compress, write)
 	if err != nil {
 		return err
 	}
@@ -178,8 +178,18 @@ func (w *pubWriter) metadata(typ string, compress bool, write func(io.Writer) er
 	return nil
 }
 
-// metadataFile writes and stores one repodata file; it may run alongside others.
-func (w *pubWriter) metadataFile(typ string, compress bool, write func(io.Writer) error) (repodata.Record, meta.PublishedFile, error) {
+// fileName is the name of the repodata file of a type, before its checksum and
+// compression extension are added.
+func fileName(typ string) string {
+	if typ == "modules" {
+		return "modules.yaml"
+	}
+	return typ + ".xml"
+}
+
+// metadataFile writes and stores one repodata file, published as
+// repodata/<checksum>-<name><compression extension>; it may run alongside others.
+func (w *pubWriter) metadataFile(typ, name string, compress bool, write func(io.Writer) error) (repodata.Record, meta.PublishedFile, error) {
 	var rec repodata.Record
 	var file meta.PublishedFile
 	bw, err := w.p.store.NewWriter(w.ctx)
@@ -210,10 +220,6 @@ func (w *pubWriter) metadataFile(typ string, compress bool, write func(io.Writer
 	if err != nil {
 		return rec, file, err
 	}
-	name := typ + ".xml"
-	if typ == "modules" {
-		name = "modules.yaml"
-	}
 	href := "repodata/" + sums.Checksum + "-" + name + c.Ext()
 	return sums.Record(typ, href, time.Now().Unix()), meta.PublishedFile{RelativePath: href, ArtifactID: &art.ID}, nil
 }
@@ -242,7 +248,7 @@ func (w *pubWriter) packages(repoID, n int64) ([]meta.PublishedFile, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			recs[i], stored[i], errs[i] = w.metadataFile(names[i], true, func(out io.Writer) error {
+			recs[i], stored[i], errs[i] = w.metadataFile(names[i], fileName(names[i]), true, func(out io.Writer) error {
 				dw := repodata.NewDocumentWriter(out, kind, count)
 				var err error
 				for frag := range feeds[i] { // drained to the end even after a failure
@@ -341,7 +347,7 @@ func (w *pubWriter) advisories(repoID, n int64) error {
 	}); err != nil || len(us) == 0 {
 		return err
 	}
-	return w.metadata("updateinfo", true, func(out io.Writer) error {
+	return w.metadata("updateinfo", fileName("updateinfo"), true, func(out io.Writer) error {
 		uw := updateinfo.NewWriter(out)
 		for _, u := range us {
 			if err := uw.Write(u); err != nil {
@@ -373,7 +379,7 @@ func (w *pubWriter) comps(repoID, n int64) error {
 	if total == 0 {
 		return nil
 	}
-	return w.metadata("group", false, func(out io.Writer) error { return comps.Write(out, c) })
+	return w.metadata("group", fileName("group"), false, func(out io.Writer) error { return comps.Write(out, c) })
 }
 
 func (w *pubWriter) modules(repoID, n int64) error {
@@ -395,7 +401,7 @@ func (w *pubWriter) modules(repoID, n int64) error {
 	if len(snippets) == 0 {
 		return nil
 	}
-	return w.metadata("modules", true, func(out io.Writer) error {
+	return w.metadata("modules", fileName("modules"), true, func(out io.Writer) error {
 		mw := modulemd.NewWriter(out)
 		for _, s := range snippets {
 			if err := mw.WriteSnippet(s); err != nil {

@@ -1,10 +1,13 @@
 package rpm_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,9 +73,22 @@ func TestPublishRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, typ := range []string{"primary", "filelists", "other", "updateinfo", "group", "modules"} {
+			for _, typ := range []string{"primary", "filelists", "other", "updateinfo", "group", "modules", "productid"} {
 				if md.Record(typ) == nil {
 					t.Errorf("repomd.xml lists no %s", typ)
+				}
+			}
+			// productid, a repo metadata file, is published as it was synced.
+			if rec := md.Record("productid"); rec != nil {
+				want, _ := os.ReadFile(filepath.Join(data, "yum-katello/zoo/repodata/ba82d4c7a7c0b0a6a57506e2775aa0de0362ca6acfe5a5faded8e87599b95232-productid.gz"))
+				resp, err := http.Get(content.URL + "/pulp/content/zoo/" + rec.LocationHref)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if !bytes.Equal(got, want) || !strings.HasSuffix(rec.LocationHref, "-productid.gz") || rec.Size != int64(len(want)) {
+					t.Errorf("productid at %s (%d bytes, record says %d): not upstream's %d bytes", rec.LocationHref, len(got), rec.Size, len(want))
 				}
 			}
 			resp, err = http.Get(content.URL + "/pulp/content/zoo/Packages/w/walrus-5.21-1.noarch.rpm")

@@ -112,7 +112,8 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 	parsed := []string{"primary", "filelists", "other", "updateinfo", "group", "group_gz", "modules"}
 	for _, rec := range md.Records {
 		read := slices.Contains(parsed, rec.Type) && !(rec.Type == "group_gz" && md.Record("group") != nil)
-		if !read && s.mirror == nil {
+		custom := isRepoMetadataFile(rec.Type)
+		if !read && !custom && s.mirror == nil {
 			continue
 		}
 		f, err := fetchRecord(ctx, d, s.base, &rec)
@@ -122,6 +123,13 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 		}
 		if s.mirror != nil {
 			if err := s.keep(ctx, f, rec.LocationHref); err != nil {
+				f.Close()
+				pm.Finish(err)
+				return err
+			}
+		}
+		if custom {
+			if err := s.repoMetadataFile(ctx, &rec, f); err != nil {
 				f.Close()
 				pm.Finish(err)
 				return err
@@ -443,12 +451,9 @@ func (s *syncRun) advisories(ctx context.Context, href string, f *os.File) error
 	defer rc.Close()
 	var units []meta.Content
 	err = updateinfo.Parse(rc, href, func(u *updateinfo.Update) error {
-		attrs, err := json.Marshal(u)
-		if err != nil {
-			return err
-		}
-		units = append(units, meta.Content{Type: AdvisoryType, NaturalKey: u.ID + " " + u.Sum(), RepoKey: u.ID, Attrs: attrs})
-		return nil
+		c, err := advisoryUnit(u)
+		units = append(units, c)
+		return err
 	})
 	if err != nil {
 		return err
@@ -470,34 +475,9 @@ func (s *syncRun) comps(ctx context.Context, href string, f *os.File) error {
 	if err != nil {
 		return err
 	}
-	var units []meta.Content
-	add := func(typ, id, digest string, v any) error {
-		attrs, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		units = append(units, meta.Content{Type: typ, NaturalKey: digest, RepoKey: id, Attrs: attrs})
-		return nil
-	}
-	for _, g := range c.Groups {
-		if err := add(GroupType, g.ID, g.Digest, g); err != nil {
-			return err
-		}
-	}
-	for _, x := range c.Categories {
-		if err := add(CategoryType, x.ID, x.Digest, x); err != nil {
-			return err
-		}
-	}
-	for _, x := range c.Environments {
-		if err := add(EnvironmentType, x.ID, x.Digest, x); err != nil {
-			return err
-		}
-	}
-	if c.Langpacks != nil {
-		if err := add(LangpacksType, "langpacks", c.Langpacks.Digest, c.Langpacks); err != nil {
-			return err
-		}
+	units, err := compsUnits(c)
+	if err != nil {
+		return err
 	}
 	p := s.r.Progress("sync.parsing.comps", "Parsing Comps", int64(len(units)))
 	err = s.storeUnits(ctx, units)

@@ -133,7 +133,7 @@ func TestSyncZoo(t *testing.T) {
 	}
 	v := e.latest(repo)
 	want := map[string]int64{rpm.PackageType: 20, rpm.AdvisoryType: 7, rpm.ModulemdType: 6, rpm.DefaultsType: 3,
-		rpm.GroupType: 2, rpm.CategoryType: 1, rpm.EnvironmentType: 1, rpm.DistributionTreeType: 1}
+		rpm.GroupType: 2, rpm.CategoryType: 1, rpm.EnvironmentType: 1, rpm.DistributionTreeType: 1, rpm.RepoMetadataFileType: 1}
 	for typ, n := range want {
 		if v.Summary.Present[typ] != n {
 			t.Errorf("%s: %d present, want %d (summary %v)", typ, v.Summary.Present[typ], n, v.Summary.Present)

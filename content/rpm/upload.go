@@ -2,6 +2,7 @@ package rpm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,7 +11,9 @@ import (
 
 	"pith/blob"
 	"pith/content"
+	"pith/content/rpm/comps"
 	"pith/content/rpm/rpmfile"
+	"pith/content/rpm/updateinfo"
 	"pith/meta"
 )
 
@@ -66,4 +69,111 @@ func StoreUploadedPackage(ctx context.Context, db *meta.DB, h *rpmfile.Header, l
 		return nil
 	})
 	return c, err
+}
+
+// advisoryUnit is the unit of an advisory: one per id and content (Pulp's digest).
+func advisoryUnit(u *updateinfo.Update) (meta.Content, error) {
+	attrs, err := json.Marshal(u)
+	return meta.Content{Type: AdvisoryType, NaturalKey: u.ID + " " + u.Sum(), RepoKey: u.ID, Attrs: attrs}, err
+}
+
+// compsUnits are the units of a comps.xml: its groups, categories, environments and
+// langpacks.
+func compsUnits(c *comps.Comps) ([]meta.Content, error) {
+	var units []meta.Content
+	add := func(typ, id, digest string, v any) error {
+		attrs, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		units = append(units, meta.Content{Type: typ, NaturalKey: digest, RepoKey: id, Attrs: attrs})
+		return nil
+	}
+	for _, g := range c.Groups {
+		if err := add(GroupType, g.ID, g.Digest, g); err != nil {
+			return nil, err
+		}
+	}
+	for _, x := range c.Categories {
+		if err := add(CategoryType, x.ID, x.Digest, x); err != nil {
+			return nil, err
+		}
+	}
+	for _, x := range c.Environments {
+		if err := add(EnvironmentType, x.ID, x.Digest, x); err != nil {
+			return nil, err
+		}
+	}
+	if c.Langpacks != nil {
+		if err := add(LangpacksType, "langpacks", c.Langpacks.Digest, c.Langpacks); err != nil {
+			return nil, err
+		}
+	}
+	return units, nil
+}
+
+// CompsTypes are the content types a comps.xml holds.
+var CompsTypes = []string{GroupType, CategoryType, EnvironmentType, LangpacksType}
+
+// ReadAdvisory reads a stored advisory upload (JSON, as Pulp takes it); name is what
+// errors call it.
+func ReadAdvisory(ctx context.Context, store *blob.Store, art meta.Artifact, name string) (*updateinfo.Update, error) {
+	r, err := store.Open(ctx, art.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return updateinfo.ParseJSON(r, name)
+}
+
+// ReadComps reads a stored comps.xml upload; name is what errors call it.
+func ReadComps(ctx context.Context, store *blob.Store, art meta.Artifact, name string) (*comps.Comps, error) {
+	r, err := store.Open(ctx, art.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return comps.Parse(r, name)
+}
+
+// StoreAdvisory records an uploaded advisory as a unit (or finds the unit it already
+// is), with labels.
+func StoreAdvisory(ctx context.Context, db *meta.DB, u *updateinfo.Update, labels meta.Labels) (meta.Content, error) {
+	unit, err := advisoryUnit(u)
+	if err != nil {
+		return unit, err
+	}
+	var c meta.Content
+	err = db.Tx(ctx, func(tx *meta.Tx) error {
+		var err error
+		if c, _, err = meta.PutContent(ctx, tx, unit, nil); err != nil {
+			return err
+		}
+		if len(labels) > 0 {
+			return meta.UpdateContentLabels(ctx, tx, c.ID, labels)
+		}
+		return nil
+	})
+	return c, err
+}
+
+// StoreComps records the units of an uploaded comps.xml (or finds them).
+func StoreComps(ctx context.Context, db *meta.DB, c *comps.Comps) ([]meta.Content, error) {
+	units, err := compsUnits(c)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]meta.Content, 0, len(units))
+	err = db.Tx(ctx, func(tx *meta.Tx) error {
+		out = out[:0]
+		for _, u := range units {
+			c, _, err := meta.PutContent(ctx, tx, u, nil)
+			if err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		return nil
+	})
+	return out, err
 }

@@ -62,6 +62,9 @@ func DownloadConfig(r meta.Remote) (download.Config, error) {
 	if a.TLSValidation != nil {
 		c.TLSValidation = *a.TLSValidation
 	}
+	// Without a download_concurrency, pith finds the upstream's knee by itself (up to 32
+	// requests at once) and backs off when it answers 429; a set value is kept as it is.
+	c.Adaptive = a.DownloadConcurrency == nil
 	if a.MaxRetries != nil && *a.MaxRetries == 0 {
 		c.MaxRetries = -1 // explicitly no retries
 	}

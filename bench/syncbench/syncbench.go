@@ -17,10 +17,11 @@
 // Retry-After) beyond that many requests at once; each row reports how many 429s were
 // sent and whether the sync still completed.
 //
-// TODO(adaptive-concurrency): an "adaptive" row — the target finding the knee by itself,
-// raising its concurrency while throughput grows and backing off on 429/Retry-After — is
-// wanted, but pith has no adaptive downloader yet (download_concurrency is fixed per
-// remote). Add the row when it has one; it is not faked here.
+// Setting Config.Adaptive adds an "adaptive" row after the fixed settings: the remote is
+// created without download_concurrency (null), which pith takes as adaptive concurrency
+// bounded by 32 — the target finds the knee by itself, raising its concurrency while
+// throughput grows and backing off on 429/Retry-After. The row has Concurrency 0; its
+// ideal is the best over the fixed settings and the bound.
 package syncbench
 
 import (
@@ -56,6 +57,10 @@ const (
 	DefaultMeanSize = 200 << 10 // full shape: about 2 GiB of packages
 )
 
+// AdaptiveBound is the most requests pith's adaptive downloader has in flight, the
+// concurrency of a remote whose download_concurrency is null.
+const AdaptiveBound = 32
+
 // Config is one sweep.
 type Config struct {
 	Targets  []bench.Target
@@ -64,6 +69,10 @@ type Config struct {
 	// Concurrency lists the download_concurrency settings, in the order run; default
 	// 20, 15, 10, 7, 5, 3 (the study's).
 	Concurrency []int
+	// Adaptive adds a row for the first target (the pith under study) after the fixed
+	// settings, with download_concurrency left null, so that it chooses its own
+	// concurrency. Peers get no such row: upstream Pulp's null means 10.
+	Adaptive bool
 	// WAN shapes the upstream; the zero value means DefaultWAN (see there for why).
 	WAN wan.Config
 	// Dir holds the generated repository; it is reused when it already holds one of the
@@ -78,9 +87,9 @@ type Config struct {
 // Row is one target at one concurrency.
 type Row struct {
 	Target      string
-	Concurrency int
+	Concurrency int           // 0 for the adaptive row (download_concurrency null)
 	Wall        time.Duration // POST sync to task completed, polled every 100 ms
-	Ideal       time.Duration // wan.Ideal over the package files (at min(Concurrency, WAN.MaxConcurrent))
+	Ideal       time.Duration // wan.Ideal over the package files (at min(Concurrency, WAN.MaxConcurrent); adaptive: the best)
 	OverIdeal   float64       // Wall/Ideal - 1
 	Bytes       int64         // body bytes the upstream sent during the sync
 	Requests    int64         // requests the upstream received, 429s included
@@ -151,25 +160,29 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	defer stop()
 
 	var errs []error
-	for _, t := range cfg.Targets {
+	for i, t := range cfg.Targets {
 		c := newClient(t.URL, t.User, t.Password)
 		if err := c.call(ctx, "POST", "/pulp/api/v3/orphans/cleanup/", map[string]any{"orphan_protection_time": 0}); err != nil {
 			errs = append(errs, fmt.Errorf("%s: orphan cleanup: %w", t.Name, err))
 			continue
 		}
-		for _, conc := range cfg.Concurrency {
+		settings := cfg.Concurrency
+		if cfg.Adaptive && i == 0 { // peers have no adaptive mode: Pulp's null means 10
+			settings = append(slices.Clip(settings), 0)
+		}
+		for _, conc := range settings {
 			row, cleanErr := runOne(ctx, cfg, t, c, srv, url+"/", r, conc)
 			res.Rows = append(res.Rows, row)
 			status := "ok"
 			if row.Err != nil {
 				status = "FAILED: " + row.Err.Error()
-				errs = append(errs, fmt.Errorf("%s at concurrency %d: %w", t.Name, conc, row.Err))
+				errs = append(errs, fmt.Errorf("%s at concurrency %s: %w", t.Name, concName(conc), row.Err))
 			}
-			fmt.Fprintf(cfg.Log, "%s c=%d: %s (ideal %s, %+.0f%%), %.1f MiB, %d requests, %d×429 — %s\n", t.Name, conc,
+			fmt.Fprintf(cfg.Log, "%s c=%s: %s (ideal %s, %+.0f%%), %.1f MiB, %d requests, %d×429 — %s\n", t.Name, concName(conc),
 				row.Wall.Round(10*time.Millisecond), row.Ideal.Round(10*time.Millisecond), 100*row.OverIdeal, mib(row.Bytes), row.Requests, row.TooMany, status)
 			if cleanErr != nil {
 				// The next setting would find the artifacts still there.
-				errs = append(errs, fmt.Errorf("%s: cleanup after concurrency %d: %w (target's remaining settings skipped)", t.Name, conc, cleanErr))
+				errs = append(errs, fmt.Errorf("%s: cleanup after concurrency %s: %w (target's remaining settings skipped)", t.Name, concName(conc), cleanErr))
 				break
 			}
 			if ctx.Err() != nil {
@@ -190,11 +203,27 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	return res, errors.Join(errs...)
 }
 
-// runOne syncs at one concurrency and cleans up afterwards. cleanErr reports a failed
-// cleanup, after which later settings cannot be trusted.
+// concName is a concurrency setting as shown: the number, or "adaptive" for 0.
+func concName(conc int) string {
+	if conc == 0 {
+		return "adaptive"
+	}
+	return fmt.Sprint(conc)
+}
+
+// runOne syncs at one concurrency (0: adaptive) and cleans up afterwards. cleanErr
+// reports a failed cleanup, after which later settings cannot be trusted.
 func runOne(ctx context.Context, cfg Config, t bench.Target, c *client, srv *wan.Server, upstream string, r *repo, conc int) (row Row, cleanErr error) {
-	row = Row{Target: t.Name, Concurrency: conc, Ideal: ideal(cfg.WAN, r.Sizes, conc)}
-	name := fmt.Sprintf("syncbench-c%d-%s", conc, strings.ReplaceAll(time.Now().Format("150405.000000"), ".", "-"))
+	row = Row{Target: t.Name, Concurrency: conc}
+	remoteBody := map[string]any{"url": upstream, "policy": "immediate"}
+	if conc > 0 {
+		row.Ideal = ideal(cfg.WAN, r.Sizes, conc)
+		remoteBody["download_concurrency"] = conc
+	} else {
+		row.Ideal = bestIdeal(cfg.WAN, r.Sizes, cfg.Concurrency)
+	}
+	name := fmt.Sprintf("syncbench-c%s-%s", concName(conc), strings.ReplaceAll(time.Now().Format("150405.000000"), ".", "-"))
+	remoteBody["name"] = name
 	var remote, repository struct {
 		Href string `json:"pulp_href"`
 	}
@@ -209,8 +238,7 @@ func runOne(ctx context.Context, cfg Config, t bench.Target, c *client, srv *wan
 		}
 		cleanErr = errors.Join(cleanErr, c.call(cctx, "POST", "/pulp/api/v3/orphans/cleanup/", map[string]any{"orphan_protection_time": 0}))
 	}()
-	if _, row.Err = c.do(ctx, "POST", "/pulp/api/v3/remotes/rpm/rpm/", map[string]any{"name": name, "url": upstream,
-		"policy": "immediate", "download_concurrency": conc}, &remote); row.Err != nil {
+	if _, row.Err = c.do(ctx, "POST", "/pulp/api/v3/remotes/rpm/rpm/", remoteBody, &remote); row.Err != nil {
 		return row, nil
 	}
 	if _, row.Err = c.do(ctx, "POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": name, "remote": remote.Href}, &repository); row.Err != nil {
@@ -253,6 +281,17 @@ func ideal(w wan.Config, sizes []int64, c int) time.Duration {
 	return wan.Ideal(w, sizes, c)
 }
 
+// bestIdeal is the ideal of the adaptive row: the least over the fixed settings and
+// AdaptiveBound, any of which an adaptive target may choose. With latency this is often
+// beyond TotalBps/PerConnBps streams: more streams hide more round trips.
+func bestIdeal(w wan.Config, sizes []int64, settings []int) time.Duration {
+	best := ideal(w, sizes, AdaptiveBound)
+	for _, c := range settings {
+		best = min(best, ideal(w, sizes, c))
+	}
+	return best
+}
+
 // packageCount reads rpm.package from the content summary of a repository's latest
 // version.
 func packageCount(ctx context.Context, c *client, repoHref string) (int, error) {
@@ -289,10 +328,14 @@ func Markdown(w io.Writer, r Result) {
 		if !row.Completed {
 			done = "no: " + strings.ReplaceAll(fmt.Sprint(row.Err), "|", "/")
 		}
-		fmt.Fprintf(w, "| %s | %d | %.2f s | %.2f s | %+.0f%% | %.1f MiB | %d | %d | %d | %.0f MiB | %s |\n", row.Target, row.Concurrency,
+		fmt.Fprintf(w, "| %s | %s | %.2f s | %.2f s | %+.0f%% | %.1f MiB | %d | %d | %d | %.0f MiB | %s |\n", row.Target, concName(row.Concurrency),
 			row.Wall.Seconds(), row.Ideal.Seconds(), 100*row.OverIdeal, mib(row.Bytes), row.Requests, row.TooMany, row.PeakConc, row.PeakRSSMiB, done)
 	}
-	fmt.Fprintf(w, "\nAim: within +15%% of the ideal at every setting. Ideal = wan.Ideal over the .rpm files only (metadata adds a little). An adaptive row is not measured: pith has no adaptive downloader yet.\n")
+	fmt.Fprintf(w, "\nAim: within +15%% of the ideal at every setting. Ideal = wan.Ideal over the .rpm files only (metadata adds a little).")
+	if slices.ContainsFunc(r.Rows, func(row Row) bool { return row.Concurrency == 0 }) {
+		fmt.Fprintf(w, " The adaptive row's remote has no download_concurrency (the target chooses, up to %d); its ideal is the best over the settings and %d.", AdaptiveBound, AdaptiveBound)
+	}
+	fmt.Fprintln(w)
 }
 
 func writeTable(path string, r Result) error {
@@ -308,24 +351,46 @@ func writeTable(path string, r Result) error {
 }
 
 // Plot is sync time against concurrency, one series per target (completed rows only),
-// and the ideal dashed.
+// and the ideal dashed. A target's adaptive row is a dashed horizontal line at its sync
+// time across the range of settings.
 func Plot(r Result) plot.Line {
 	l := plot.Line{Title: fmt.Sprintf("Immediate sync of %d packages (%.0f MiB) through a simulated WAN", r.Packages, mib(r.TotalBytes)),
 		XLabel: "download_concurrency", YLabel: "sync time (s)", YFromZero: true}
 	var targets []string
 	ideal := map[int]time.Duration{}
+	lo, hi := 0, 0 // the range of fixed settings
 	for _, row := range r.Rows {
 		if !slices.Contains(targets, row.Target) {
 			targets = append(targets, row.Target)
 		}
+		if row.Concurrency == 0 {
+			continue
+		}
 		ideal[row.Concurrency] = row.Ideal
+		if lo == 0 || row.Concurrency < lo {
+			lo = row.Concurrency
+		}
+		hi = max(hi, row.Concurrency)
 	}
+	var adaptive []plot.Series
 	for _, t := range targets {
 		var rows []Row
 		for _, row := range r.Rows {
-			if row.Target == t && row.Completed {
-				rows = append(rows, row)
+			if row.Target != t || !row.Completed {
+				continue
 			}
+			if row.Concurrency == 0 {
+				if lo == 0 {
+					lo, hi = 1, AdaptiveBound
+				}
+				if hi == lo {
+					hi = lo + 1 // a line, not a point
+				}
+				y := row.Wall.Seconds()
+				adaptive = append(adaptive, plot.Series{Name: t + " adaptive", X: []float64{float64(lo), float64(hi)}, Y: []float64{y, y}, Dashed: true})
+				continue
+			}
+			rows = append(rows, row)
 		}
 		slices.SortFunc(rows, func(a, b Row) int { return a.Concurrency - b.Concurrency })
 		s := plot.Series{Name: t}
@@ -346,6 +411,7 @@ func Plot(r Result) plot.Line {
 		s.Y = append(s.Y, ideal[c].Seconds())
 	}
 	l.Series = append(l.Series, s)
+	l.Series = append(l.Series, adaptive...)
 	return l
 }
 

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +53,7 @@ func TestRunAgainstPith(t *testing.T) {
 		Packages:    40,
 		MeanSize:    8 << 10,
 		Concurrency: []int{1, 4},
+		Adaptive:    true,
 		WAN:         wan.Config{Latency: 2 * time.Millisecond, PerConnBps: 8 << 20, TotalBps: 32 << 20},
 		Dir:         filepath.Join(out, "repo"),
 		PlotPath:    filepath.Join(out, "sync.png"),
@@ -65,8 +68,11 @@ func TestRunAgainstPith(t *testing.T) {
 	if res.Packages != 40 || res.TotalBytes <= 0 {
 		t.Errorf("result: %d packages, %d bytes", res.Packages, res.TotalBytes)
 	}
-	if len(res.Rows) != 2 {
-		t.Fatalf("%d rows, want 2", len(res.Rows))
+	if len(res.Rows) != 3 {
+		t.Fatalf("%d rows, want 3 (1, 4 and adaptive)", len(res.Rows))
+	}
+	if c := res.Rows[2].Concurrency; c != 0 {
+		t.Errorf("last row at concurrency %d, want 0 (adaptive)", c)
 	}
 	for _, row := range res.Rows {
 		if !row.Completed || row.Err != nil {
@@ -93,14 +99,16 @@ func TestRunAgainstPith(t *testing.T) {
 		t.Errorf("%s is not a PNG", cfg.PlotPath)
 	}
 	table, _ := os.ReadFile(cfg.TablePath)
-	if !strings.Contains(string(table), "| pith | 4 |") {
-		t.Errorf("table lacks the pith c=4 row:\n%s", table)
+	for _, want := range []string{"| pith | 4 |", "| pith | adaptive |"} {
+		if !strings.Contains(string(table), want) {
+			t.Errorf("table lacks the row %q:\n%s", want, table)
+		}
 	}
 	t.Logf("%s", table)
 
 	// A second run over the same directory reuses the repository and still downloads
 	// everything: the cleanup between settings works across runs too.
-	cfg.Concurrency = []int{2}
+	cfg.Concurrency, cfg.Adaptive = []int{2}, false
 	cfg.PlotPath, cfg.TablePath = "", ""
 	res2, err := Run(ctx, cfg)
 	if err != nil {
@@ -139,6 +147,51 @@ func TestTooMany(t *testing.T) {
 	var md bytes.Buffer
 	Markdown(&md, res)
 	t.Logf("%s", md.String())
+}
+
+// The adaptive row (concurrency 0) is labelled in the table, drawn as a horizontal line
+// apart from the fixed settings' curve, and its ideal is the best one.
+func TestAdaptiveRow(t *testing.T) {
+	w := wan.Config{Latency: 40 * time.Millisecond, PerConnBps: 4 << 20, TotalBps: 40 << 20}
+	sizes := payloadSizes(500, 200<<10)
+	best := bestIdeal(w, sizes, []int{3, 5, 20})
+	for _, c := range []int{3, 5, 10, 20, AdaptiveBound} {
+		if id := ideal(w, sizes, c); best > id {
+			t.Errorf("adaptive ideal %v above the ideal %v at %d", best, id, c)
+		}
+	}
+	// 10 streams fill the total cap but pay the latency 50 times each; 32 hide it.
+	if want := ideal(w, sizes, AdaptiveBound); best != want {
+		t.Errorf("adaptive ideal %v, want the ideal at the bound %v", best, want)
+	}
+
+	res := Result{Packages: 500, WAN: w, Rows: []Row{
+		{Target: "pith", Concurrency: 3, Wall: 9 * time.Second, Ideal: 8 * time.Second, Completed: true},
+		{Target: "pith", Concurrency: 20, Wall: 5 * time.Second, Ideal: 4 * time.Second, Completed: true},
+		{Target: "pith", Concurrency: 0, Wall: 6 * time.Second, Ideal: 4 * time.Second, Completed: true},
+	}}
+	var md bytes.Buffer
+	Markdown(&md, res)
+	if !strings.Contains(md.String(), "| pith | adaptive | 6.00 s | 4.00 s |") || !strings.Contains(md.String(), "The adaptive row") {
+		t.Errorf("table lacks the adaptive row or its note:\n%s", md.String())
+	}
+	l := Plot(res)
+	var names []string
+	for _, s := range l.Series {
+		names = append(names, s.Name)
+		if slices.Contains(s.X, 0) {
+			t.Errorf("series %q has a point at concurrency 0", s.Name)
+		}
+		if s.Name == "pith adaptive" && (len(s.Y) != 2 || s.Y[0] != 6 || s.Y[1] != 6 || s.X[0] != 3 || s.X[1] != 20) {
+			t.Errorf("adaptive series %v,%v; want 6 s from 3 to 20", s.X, s.Y)
+		}
+	}
+	if !slices.Contains(names, "pith adaptive") {
+		t.Errorf("no adaptive series in %q", names)
+	}
+	if err := l.PNG(io.Discard); err != nil {
+		t.Errorf("rendering: %v", err)
+	}
 }
 
 func TestPayloadSizes(t *testing.T) {

@@ -363,6 +363,7 @@ func benchSync(ctx context.Context, args []string) error {
 	packages := fs.Int("packages", 0, "packages in the generated repository (default 500; --full 10000, CentOS 7 os)")
 	mean := fs.Int64("mean", 0, "mean .rpm size in bytes, log-normal (default 30 KiB; --full 200 KiB)")
 	conc := fs.String("concurrency", "20,15,10,7,5,3", "download_concurrency settings, in the order run (the study's)")
+	adaptive := fs.Bool("adaptive", true, "add a row where pith's remote has no download_concurrency (its adaptive downloader)")
 	w := syncbench.DefaultWAN
 	fs.DurationVar(&w.Latency, "latency", w.Latency, "upstream latency per request")
 	fs.DurationVar(&w.Jitter, "jitter", w.Jitter, "latency jitter (uniform ±)")
@@ -373,7 +374,7 @@ func benchSync(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg := syncbench.Config{Packages: 500, MeanSize: 30 << 10, WAN: w}
+	cfg := syncbench.Config{Packages: 500, MeanSize: 30 << 10, WAN: w, Adaptive: *adaptive}
 	if *sf.full {
 		cfg.Packages, cfg.MeanSize = syncbench.DefaultPackages, syncbench.DefaultMeanSize
 	}

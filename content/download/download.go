@@ -27,13 +27,17 @@ type Config struct {
 	Username            string // basic auth
 	Password            string
 	Headers             map[string]string // sent with every request; "Host" sets the host
-	DownloadConcurrency int               // requests in flight at once; default 10
+	DownloadConcurrency int               // requests in flight at once; default 10 (the bound when Adaptive; default 32)
 	MaxRetries          int               // retries after the first attempt; 0 = 3, negative = none
 	TotalTimeout        float64           // seconds per attempt; 0 = no limit, so big files can finish
 	ConnectTimeout      float64           // seconds to connect including TLS; 0 = 30
 	SockConnectTimeout  float64           // seconds for the TCP connect alone; 0 = ConnectTimeout
 	SockReadTimeout     float64           // seconds without a byte before an attempt fails; 0 = 60
 	RateLimit           int               // requests per second; 0 = unlimited
+	// Adaptive makes DownloadConcurrency an upper bound: the number of requests in
+	// flight starts at 2 and follows throughput and 429/503 answers (see the package
+	// documentation).
+	Adaptive bool
 }
 
 // Expect is what a download must be. Size -1 is unknown; an empty SHA256 is unchecked.
@@ -84,7 +88,7 @@ func (e *Error) Unwrap() error { return e.Err }
 type Downloader struct {
 	cfg     Config
 	client  *http.Client
-	slots   chan struct{}
+	gate    *gate
 	limiter *limiter // nil when unlimited
 
 	// Knobs for tests.
@@ -98,6 +102,9 @@ type Downloader struct {
 func New(cfg Config) (*Downloader, error) {
 	if cfg.DownloadConcurrency <= 0 {
 		cfg.DownloadConcurrency = 10
+		if cfg.Adaptive {
+			cfg.DownloadConcurrency = adaptiveBound
+		}
 	}
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = 3
@@ -160,7 +167,7 @@ func New(cfg Config) (*Downloader, error) {
 	d := &Downloader{
 		cfg:           cfg,
 		client:        &http.Client{Transport: tr},
-		slots:         make(chan struct{}, cfg.DownloadConcurrency),
+		gate:          newGate(cfg.DownloadConcurrency, cfg.Adaptive),
 		backoff:       200 * time.Millisecond,
 		maxBackoff:    30 * time.Second,
 		maxRetryAfter: time.Minute,
@@ -172,8 +179,13 @@ func New(cfg Config) (*Downloader, error) {
 	return d, nil
 }
 
-// Concurrency is the remote's download_concurrency.
+// Concurrency is the remote's download_concurrency: the most requests ever in flight at
+// once (the bound when adaptive).
 func (d *Downloader) Concurrency() int { return d.cfg.DownloadConcurrency }
+
+// Limit is the number of requests allowed in flight now: Concurrency when fixed, the
+// controller's current limit when adaptive.
+func (d *Downloader) Limit() int { return d.gate.current() }
 
 // CloseIdleConnections closes the kept-alive connections of a downloader no longer used.
 func (d *Downloader) CloseIdleConnections() { d.client.CloseIdleConnections() }

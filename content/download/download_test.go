@@ -378,7 +378,7 @@ func TestBodyHoldsSlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(d.slots); n != 2 {
+	if n := d.gate.used(); n != 2 {
 		t.Errorf("%d slots taken with two bodies open, want 2", n)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -389,7 +389,7 @@ func TestBodyHoldsSlot(t *testing.T) {
 	resp.Body.Close()
 	resp.Body.Close() // twice is harmless
 	rc.Close()
-	if n := len(d.slots); n != 0 {
+	if n := d.gate.used(); n != 0 {
 		t.Errorf("%d slots taken after closing the bodies, want 0", n)
 	}
 }
@@ -456,7 +456,7 @@ func TestOpen(t *testing.T) {
 			t.Errorf("%s: errors.Is(%v, %v) is false", tc.path, err, tc.is)
 		}
 	}
-	if n := len(d.slots); n != 0 {
+	if n := d.gate.used(); n != 0 {
 		t.Errorf("%d slots still taken", n)
 	}
 }

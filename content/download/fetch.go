@@ -24,15 +24,15 @@ func (d *Downloader) Fetch(ctx context.Context, u string, want Expect, newSink f
 		return Result{}, &Error{URL: u, Err: err}
 	}
 	var res Result
-	n, err := d.retry(ctx, u, func() error {
-		release, err := d.acquire(ctx)
+	n, err := d.retry(ctx, u, func(resumed time.Time) error {
+		t, err := d.gate.acquire(ctx, resumed)
 		if err != nil {
 			return err
 		}
-		defer release()
+		defer t.release()
 		actx, cancel := d.attemptContext(ctx)
 		defer cancel()
-		resp, err := d.request(actx, u)
+		resp, err := d.request(actx, u, t)
 		if err != nil {
 			return err
 		}
@@ -41,7 +41,7 @@ func (d *Downloader) Fetch(ctx context.Context, u string, want Expect, newSink f
 		if err != nil {
 			return fmt.Errorf("open sink: %w", err)
 		}
-		wd := newWatchdog(resp.Body, readTimeout(d.cfg), cancel)
+		wd := newWatchdog(counting{resp.Body, d.gate}, readTimeout(d.cfg), cancel)
 		defer wd.stop()
 		v := newVerifier(wd, want, resp.ContentLength)
 		if err := copyTo(sink, v); err != nil {
@@ -91,13 +91,14 @@ func (d *Downloader) open(ctx context.Context, u string, want *Expect) (*http.Re
 	var resp *http.Response
 	var release func()
 	var cancel context.CancelFunc
-	n, err := d.retry(ctx, u, func() error {
-		rel, err := d.acquire(ctx)
+	n, err := d.retry(ctx, u, func(resumed time.Time) error {
+		t, err := d.gate.acquire(ctx, resumed)
 		if err != nil {
 			return err
 		}
+		rel := t.release
 		actx, cnl := d.attemptContext(ctx)
-		r, err := d.request(actx, u)
+		r, err := d.request(actx, u, t)
 		if err == nil && want != nil && want.Size >= 0 && r.ContentLength >= 0 && r.ContentLength != want.Size {
 			// Fail before any byte is handed out: a client gets an error, not a cut body.
 			r.Body.Close()
@@ -114,7 +115,7 @@ func (d *Downloader) open(ctx context.Context, u string, want *Expect) (*http.Re
 	if err != nil {
 		return nil, n, err
 	}
-	wd := newWatchdog(resp.Body, readTimeout(d.cfg), cancel)
+	wd := newWatchdog(counting{resp.Body, d.gate}, readTimeout(d.cfg), cancel)
 	var r io.Reader = wd
 	if want != nil {
 		r = newVerifier(wd, *want, resp.ContentLength)
@@ -123,9 +124,9 @@ func (d *Downloader) open(ctx context.Context, u string, want *Expect) (*http.Re
 	return resp, n, nil
 }
 
-// request sends one GET; the caller holds a slot. Errors worth another attempt are
-// marked retryable.
-func (d *Downloader) request(ctx context.Context, u string) (*http.Response, error) {
+// request sends one GET; the caller holds the slot t. Errors worth another attempt are
+// marked retryable; a 429 or 503 also tells the gate the upstream is overloaded.
+func (d *Downloader) request(ctx context.Context, u string, t *ticket) (*http.Response, error) {
 	if d.limiter != nil {
 		if err := d.limiter.wait(ctx); err != nil {
 			return nil, err
@@ -164,7 +165,11 @@ func (d *Downloader) request(ctx context.Context, u string) (*http.Response, err
 	resp.Body.Close()
 	se := &statusError{code: resp.StatusCode, status: resp.Status}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-		return nil, &retryable{err: se, after: retryAfter(resp.Header.Get("Retry-After"), time.Now())}
+		after := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+			d.gate.overloaded(t.admitted, min(after, d.maxRetryAfter))
+		}
+		return nil, &retryable{err: se, after: after}
 	}
 	return nil, se
 }
@@ -220,13 +225,14 @@ func retryAfter(v string, now time.Time) time.Duration {
 }
 
 // retry runs attempt until it succeeds, fails for good, or retries run out, sleeping
-// with exponential backoff and jitter in between. It returns the number of attempts and
-// an *Error.
-func (d *Downloader) retry(ctx context.Context, u string, attempt func() error) (int, error) {
+// with exponential backoff and jitter in between. attempt gets the time its backoff
+// ended (zero for the first). It returns the number of attempts and an *Error.
+func (d *Downloader) retry(ctx context.Context, u string, attempt func(resumed time.Time) error) (int, error) {
 	n := 0
+	var resumed time.Time
 	for {
 		n++
-		err := attempt()
+		err := attempt(resumed)
 		if err == nil {
 			return n, nil
 		}
@@ -237,7 +243,9 @@ func (d *Downloader) retry(ctx context.Context, u string, attempt func() error) 
 		if !errors.As(err, &r) || n > d.cfg.MaxRetries {
 			return n, newError(u, n, err)
 		}
-		if err := d.sleep(ctx, d.wait(n, r.after)); err != nil {
+		w := d.wait(n, r.after)
+		resumed = d.gate.now().Add(w)
+		if err := d.sleep(ctx, w); err != nil {
 			return n, &Error{URL: u, Attempts: n, Err: err}
 		}
 	}
@@ -283,16 +291,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return context.Cause(ctx)
 	case <-t.C:
 		return nil
-	}
-}
-
-// acquire takes a concurrency slot; release gives it back.
-func (d *Downloader) acquire(ctx context.Context) (release func(), err error) {
-	select {
-	case d.slots <- struct{}{}:
-		return func() { <-d.slots }, nil
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
 	}
 }
 

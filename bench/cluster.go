@@ -20,8 +20,11 @@ import (
 // processes sharing one address (SO_REUSEPORT; the kernel spreads connections). More
 // than one process needs PostgreSQL.
 type ClusterConfig struct {
-	Binary   string // pith executable (default: this one)
-	Dir      string // data directory
+	Binary string // pith executable (default: this one)
+	Dir    string // data directory
+	// Fresh empties Dir first, so that a study's kept --dir starts a new installation
+	// (an installation's admin password is the one it was first started with).
+	Fresh    bool
 	Database string // "" = SQLite in Dir; else a postgres:// URL (shared by the processes)
 	Storage  string // "" = files in Dir; else as --storage (s3://…)
 	Cache    string // "" = memory; "off"; redis://…
@@ -57,6 +60,11 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 	logPath := cfg.Logs
 	if logPath == "" {
 		logPath = filepath.Join(cfg.Dir, "pith.log")
+	}
+	if cfg.Fresh {
+		if err := os.RemoveAll(cfg.Dir); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, err

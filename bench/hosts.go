@@ -65,7 +65,7 @@ func Hosts(ctx context.Context, cfg HostsConfig) (HostsResult, error) {
 	defer up.Close()
 	type server struct{ name, base string }
 	var servers []server
-	cl, err := StartCluster(ctx, ClusterConfig{Dir: filepath.Join(cfg.Dir, "pith"), Password: cfg.Password})
+	cl, err := StartCluster(ctx, ClusterConfig{Dir: filepath.Join(cfg.Dir, "pith"), Fresh: true, Password: cfg.Password})
 	if err != nil {
 		return res, err
 	}

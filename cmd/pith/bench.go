@@ -84,7 +84,7 @@ func benchUpload(ctx context.Context, args []string) error {
 		}
 		defer cleanup()
 		pith.Password = randomPassword()
-		cl, err := bench.StartCluster(ctx, bench.ClusterConfig{Dir: filepath.Join(dir, "pith"), Password: pith.Password})
+		cl, err := bench.StartCluster(ctx, bench.ClusterConfig{Dir: filepath.Join(dir, "pith"), Fresh: true, Password: pith.Password})
 		if err != nil {
 			return err
 		}
@@ -394,7 +394,7 @@ func benchSync(ctx context.Context, args []string) error {
 	}
 	defer cleanup()
 	cfg.Dir = filepath.Join(dir, "upstream")
-	cl, err := bench.StartCluster(ctx, bench.ClusterConfig{Dir: filepath.Join(dir, "pith"), Password: randomPassword()})
+	cl, err := bench.StartCluster(ctx, bench.ClusterConfig{Dir: filepath.Join(dir, "pith"), Fresh: true, Password: randomPassword()})
 	if err != nil {
 		return err
 	}

@@ -106,29 +106,47 @@ func PublishedPaths(ctx context.Context, q Querier, pubID int64, prefix string) 
 	return out, rows.Err()
 }
 
-// PublishedFileRef resolves one path of a publication to what to send.
+// PublishedFileRef resolves one path of a publication to what to send: the published
+// file, its unit file and its artifact in one query (the content app's uncached path);
+// a unit file without an artifact yet (on demand) adds a query for its remote sources.
 func PublishedFileRef(ctx context.Context, q Querier, pubID int64, path string) (FileRef, error) {
-	var caID, aid *int64
-	err := q.QueryRow(ctx, `SELECT content_artifact_id, artifact_id FROM published_files WHERE publication_id = ? AND relative_path = ?`, pubID, path).Scan(&caID, &aid)
+	var caID, contentID, unitCreated *int64
+	var a struct {
+		id, size, created, updated *int64
+		pulpID, sha256             *string
+	}
+	f := FileRef{RelativePath: path}
+	var art Artifact
+	err := q.QueryRow(ctx, `SELECT pf.content_artifact_id, ca.content_id, c.created,
+		a.id, a.pulp_id, a.size, a.md5, a.sha1, a.sha224, a.sha256, a.sha384, a.sha512, a.created, a.updated
+		FROM published_files pf
+		LEFT JOIN content_artifacts ca ON ca.id = pf.content_artifact_id
+		LEFT JOIN contents c ON c.id = ca.content_id
+		LEFT JOIN artifacts a ON a.id = COALESCE(pf.artifact_id, ca.artifact_id)
+		WHERE pf.publication_id = ? AND pf.relative_path = ?`, pubID, path).
+		Scan(&caID, &contentID, &unitCreated, &a.id, &a.pulpID, &a.size, &art.MD5, &art.SHA1, &art.SHA224, &a.sha256, &art.SHA384, &art.SHA512, &a.created, &a.updated)
 	if err != nil {
 		return FileRef{}, noRows(err, "published file", path)
 	}
-	f := FileRef{RelativePath: path}
+	if a.id != nil {
+		art.ID, art.PulpID, art.Size, art.SHA256, art.Created, art.Updated = *a.id, *a.pulpID, *a.size, *a.sha256, *a.created, *a.updated
+		f.Artifact = &art
+		f.Created = art.Created
+	}
 	if caID == nil {
-		a, err := ArtifactByID(ctx, q, *aid)
-		if err != nil {
-			return FileRef{}, err
+		if f.Artifact == nil {
+			return FileRef{}, fmt.Errorf("published file %s of publication %d has neither a unit file nor an artifact", path, pubID)
 		}
-		f.Artifact = &a
-		f.Created = a.Created
 		return f, nil
 	}
-	var artifactID *int64
-	if err := q.QueryRow(ctx, `SELECT ca.id, ca.content_id, ca.artifact_id, c.created FROM content_artifacts ca JOIN contents c ON c.id = ca.content_id WHERE ca.id = ?`, *caID).
-		Scan(&f.ContentArtifactID, &f.ContentID, &artifactID, &f.Created); err != nil {
-		return FileRef{}, noRows(err, "published file", path)
+	if contentID == nil || unitCreated == nil {
+		return FileRef{}, noRows(sql.ErrNoRows, "published file", path)
 	}
-	return f, fillFileRef(ctx, q, &f, artifactID)
+	f.ContentArtifactID, f.ContentID, f.Created = *caID, *contentID, *unitCreated
+	if f.Artifact != nil {
+		return f, nil
+	}
+	return f, fillFileRef(ctx, q, &f, nil)
 }
 
 // VersionFileRef resolves a path within a repository version (no publication) to the

@@ -5,13 +5,14 @@ import (
 	"sync"
 )
 
-// lru is a bounded map of path resolutions, misses included, evicting the least
-// recently used entry. Entries never go stale: their keys name immutable content.
-type lru struct {
+// lru is a bounded map evicting the least recently used entry: of path resolutions,
+// misses included (entries never go stale: their keys name immutable content), and of
+// presigned URLs.
+type lru[K comparable, V any] struct {
 	mu    sync.Mutex
 	max   int
 	order *list.List // front = most recently used; values are *lruEntry
-	items map[resolutionKey]*list.Element
+	items map[K]*list.Element
 }
 
 // resolutionKey names a path within what a distribution serves: a publication, or a
@@ -23,44 +24,45 @@ type resolutionKey struct {
 	path            string
 }
 
-type lruEntry struct {
-	key resolutionKey
-	res resolution
+type lruEntry[K comparable, V any] struct {
+	key K
+	val V
 }
 
-func newLRU(max int) *lru {
-	return &lru{max: max, order: list.New(), items: make(map[resolutionKey]*list.Element)}
+func newLRU[K comparable, V any](max int) *lru[K, V] {
+	return &lru[K, V]{max: max, order: list.New(), items: make(map[K]*list.Element)}
 }
 
-func (c *lru) get(k resolutionKey) (resolution, bool) {
+func (c *lru[K, V]) get(k K) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.items[k]
 	if !ok {
-		return resolution{}, false
+		var zero V
+		return zero, false
 	}
 	c.order.MoveToFront(e)
-	return e.Value.(*lruEntry).res, true
+	return e.Value.(*lruEntry[K, V]).val, true
 }
 
-// put stores a resolution.
-func (c *lru) put(k resolutionKey, r resolution) {
+// put stores a value.
+func (c *lru[K, V]) put(k K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[k]; ok {
-		e.Value.(*lruEntry).res = r
+		e.Value.(*lruEntry[K, V]).val = v
 		c.order.MoveToFront(e)
 		return
 	}
-	c.items[k] = c.order.PushFront(&lruEntry{key: k, res: r})
+	c.items[k] = c.order.PushFront(&lruEntry[K, V]{key: k, val: v})
 	for c.order.Len() > c.max {
 		last := c.order.Back()
 		c.order.Remove(last)
-		delete(c.items, last.Value.(*lruEntry).key)
+		delete(c.items, last.Value.(*lruEntry[K, V]).key)
 	}
 }
 
-func (c *lru) len() int {
+func (c *lru[K, V]) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.order.Len()

@@ -9,7 +9,7 @@ import (
 
 func TestLRU(t *testing.T) {
 	t.Parallel()
-	c := newLRU(2)
+	c := newLRU[resolutionKey, resolution](2)
 	k := func(p string) resolutionKey { return resolutionKey{dist: "d", pub: "p", path: p} }
 	c.put(k("a"), resolution{kind: kindFile})
 	c.put(k("b"), resolution{kind: kindMiss})

@@ -41,10 +41,11 @@ type Server struct {
 	store *blob.Store
 	opt   Options
 
-	gen    atomic.Uint64 // bumped by Invalidate: the table is reloaded
-	table  atomic.Pointer[distTable]
-	loadMu sync.Mutex // one table reload at a time
-	cache  *lru
+	gen       atomic.Uint64 // bumped by Invalidate: the table is reloaded
+	table     atomic.Pointer[distTable]
+	loadMu    sync.Mutex // one table reload at a time
+	cache     *lru[resolutionKey, resolution]
+	presigned *lru[signedKey, signedURL] // presigned URLs, reused for most of their lifetime
 
 	mu     sync.Mutex
 	flight map[int64]*flight // on-demand fetches in progress, by content artifact
@@ -80,7 +81,8 @@ func New(db *meta.DB, store *blob.Store, opt Options) *Server {
 	if opt.CacheSize <= 0 {
 		opt.CacheSize = 10_000
 	}
-	return &Server{db: db, store: store, opt: opt, cache: newLRU(opt.CacheSize), flight: map[int64]*flight{},
+	return &Server{db: db, store: store, opt: opt, cache: newLRU[resolutionKey, resolution](opt.CacheSize),
+		presigned: newLRU[signedKey, signedURL](opt.CacheSize), flight: map[int64]*flight{},
 		downloaders: map[int64]remoteDownloader{}}
 }
 
@@ -341,8 +343,7 @@ func (s *Server) serveArtifact(w http.ResponseWriter, r *http.Request, name stri
 	h := w.Header()
 	h.Set("X-PULP-ARTIFACT-SIZE", strconv.FormatInt(a.Size, 10))
 	if rd, ok := s.store.Driver().(blob.Redirector); ok && s.opt.RedirectToStorage {
-		u, err := rd.URL(r.Context(), a.SHA256, blob.URLOptions{ContentType: contentType(name),
-			ContentDisposition: "attachment;filename=" + name, Expires: time.Hour})
+		u, err := s.presign(r.Context(), rd, a.SHA256, name)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -381,4 +382,40 @@ func (s *Server) serveArtifact(w http.ResponseWriter, r *http.Request, name stri
 	h.Set("Content-Type", contentType(name))
 	h.Set("ETag", `"`+a.SHA256+`"`)
 	http.ServeContent(w, r, name, meta.Time(a.Created), f)
+}
+
+// Presigned URLs live for signedLife and are handed out again until signedReuse has
+// passed, so that a client always gets at least signedLife-signedReuse to use one.
+// Signing costs more than the rest of a cached request (HMACs over the canonical
+// request); a URL is the same for every client of a file.
+const (
+	signedLife  = time.Hour
+	signedReuse = 45 * time.Minute
+)
+
+type signedKey struct{ sha256, name string }
+
+type signedURL struct {
+	url    string
+	signed time.Time
+}
+
+// presign returns a presigned URL of a blob served under name, signed anew only when
+// the last one is older than signedReuse (or with the cache off).
+func (s *Server) presign(ctx context.Context, rd blob.Redirector, sha, name string) (string, error) {
+	k := signedKey{sha, name}
+	now := time.Now()
+	if !s.opt.NoCache {
+		if u, ok := s.presigned.get(k); ok && now.Sub(u.signed) < signedReuse {
+			return u.url, nil
+		}
+	}
+	u, err := rd.URL(ctx, sha, blob.URLOptions{ContentType: contentType(name), ContentDisposition: "attachment;filename=" + name, Expires: signedLife})
+	if err != nil {
+		return "", err
+	}
+	if !s.opt.NoCache {
+		s.presigned.put(k, signedURL{url: u, signed: now})
+	}
+	return u, nil
 }

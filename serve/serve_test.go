@@ -431,10 +431,14 @@ func TestHeadersAndErrors(t *testing.T) {
 	}
 }
 
-// redirecting is a blob driver that hands out URLs.
-type redirecting struct{ blob.Driver }
+// redirecting is a blob driver that hands out URLs and counts them.
+type redirecting struct {
+	blob.Driver
+	signed *atomic.Int32
+}
 
-func (redirecting) URL(_ context.Context, sha string, o blob.URLOptions) (string, error) {
+func (r redirecting) URL(_ context.Context, sha string, o blob.URLOptions) (string, error) {
+	r.signed.Add(1)
 	return "https://bucket.example/" + sha + "?type=" + o.ContentType, nil
 }
 
@@ -446,14 +450,26 @@ func TestRedirectToStorage(t *testing.T) {
 	if _, err := meta.CreateDistribution(context.Background(), f.db, meta.Distribution{Type: "file.file", Name: "d", BasePath: "rd", RepositoryID: &f.repo.ID}); err != nil {
 		t.Fatal(err)
 	}
-	store, err := blob.New(redirecting{f.store.Driver()}, nil)
+	var signed atomic.Int32
+	store, err := blob.New(redirecting{f.store.Driver(), &signed}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.srv = New(f.db, store, Options{RedirectToStorage: true})
-	rec := f.get("/pulp/content/rd/r.txt")
-	if rec.Code != 302 || rec.Header().Get("Location") != "https://bucket.example/"+sum(data)+"?type=text/plain" {
-		t.Errorf("redirect: %d %v", rec.Code, rec.Header())
+	for range 3 {
+		rec := f.get("/pulp/content/rd/r.txt")
+		if rec.Code != 302 || rec.Header().Get("Location") != "https://bucket.example/"+sum(data)+"?type=text/plain" {
+			t.Errorf("redirect: %d %v", rec.Code, rec.Header())
+		}
+	}
+	if n := signed.Load(); n != 1 {
+		t.Errorf("%d URLs signed for 3 requests of one file, want 1 (reused)", n)
+	}
+	f.srv = New(f.db, store, Options{RedirectToStorage: true, NoCache: true})
+	f.get("/pulp/content/rd/r.txt")
+	f.get("/pulp/content/rd/r.txt")
+	if n := signed.Load(); n != 3 {
+		t.Errorf("%d URLs signed after 2 more requests without the cache, want 3", n)
 	}
 	f.srv = New(f.db, store, Options{})
 	if rec := f.get("/pulp/content/rd/r.txt"); rec.Code != 200 || rec.Body.String() != "redirected" {

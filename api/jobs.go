@@ -59,6 +59,12 @@ func (s *Server) runCreate(ctx context.Context, r *task.Run) error {
 			return err
 		}
 		return s.runRpmPackage(ctx, r, pa)
+	case "rpm_modulemd", "rpm_modulemd_defaults", "rpm_modulemd_obsolete":
+		var ma RpmModuleArgs
+		if err := decode(a.Body, &ma); err != nil {
+			return err
+		}
+		return s.runRpmModule(ctx, r, a.Kind, ma)
 	}
 	var href string
 	err := s.db.Tx(ctx, func(tx *meta.Tx) error {

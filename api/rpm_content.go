@@ -359,6 +359,11 @@ func (s *Server) rpmContentTable(reg *openapi.Registry, add func(opDef)) {
 			add(opDef{id: id + "_create", method: "POST", path: pat, pattern: pat + "{$}", tag: u.tag,
 				body: contentIn{}, bodyName: "rpm.UpdateRecord", media: fileForms, responses: r(202, async), h: s.rpmAdvisoryCreate})
 		}
+		if body, bodyName, h := s.rpmModuleCreate(u.typ); h != nil {
+			async := reg.Add("AsyncOperationResponse", taskRef{})
+			add(opDef{id: id + "_create", method: "POST", path: pat, pattern: pat + "{$}", tag: u.tag,
+				body: body, bodyName: bodyName, media: jsonForms, responses: r(202, async), h: h})
+		}
 		if u.typ == rpm.PackageType {
 			async := reg.Add("AsyncOperationResponse", taskRef{})
 			add(opDef{id: id + "_create", method: "POST", path: pat, pattern: pat + "{$}", tag: u.tag,

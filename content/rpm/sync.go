@@ -2,8 +2,6 @@ package rpm
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -497,37 +495,26 @@ func (s *syncRun) modules(ctx context.Context, href string, f *os.File) error {
 		return err
 	}
 	var units []meta.Content
-	add := func(typ, key, repoKey string, v any, snippet string) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		var m map[string]json.RawMessage
-		json.Unmarshal(b, &m)
-		m["snippet"], _ = json.Marshal(snippet)
-		attrs, _ := json.Marshal(m)
-		sum := sha256.Sum256([]byte(snippet))
-		units = append(units, meta.Content{Type: typ, NaturalKey: key, RepoKey: repoKey, Digest: hex.EncodeToString(sum[:]), Attrs: attrs})
-		return nil
+	add := func(u meta.Content, err error) error {
+		units = append(units, u)
+		return err
 	}
 	s.modular = map[string]bool{}
-	for _, m := range mf.Modules {
-		for _, a := range m.Artifacts {
+	for i := range mf.Modules {
+		for _, a := range mf.Modules[i].Artifacts {
 			s.modular[a] = true
 		}
-		key := fmt.Sprintf("%s:%s:%d:%s:%s", m.Name, m.Stream, m.Version, m.Context, m.Arch)
-		if err := add(ModulemdType, key, key, m, m.Snippet); err != nil {
+		if err := add(ModulemdUnit(&mf.Modules[i])); err != nil {
 			return err
 		}
 	}
-	for _, d := range mf.Defaults {
-		if err := add(DefaultsType, d.Module+" "+d.Digest(), d.Module, d, d.Snippet); err != nil {
+	for i := range mf.Defaults {
+		if err := add(ModulemdDefaultsUnit(&mf.Defaults[i])); err != nil {
 			return err
 		}
 	}
-	for _, o := range mf.Obsoletes {
-		key := o.Modified + " " + o.ModuleName + ":" + o.ModuleStream
-		if err := add(ObsoleteType, key, key, o, o.Snippet); err != nil {
+	for i := range mf.Obsoletes {
+		if err := add(ModulemdObsoleteUnit(&mf.Obsoletes[i])); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -30,7 +32,15 @@ type DB struct {
 	sql     *sql.DB
 	dialect Dialect
 	dsn     string
+	// SQLite: single-row lookups prepared once (parsing a statement costs more than
+	// running an indexed lookup). pgx caches statements per connection by itself.
+	rowStmts  sync.Map // query → *sql.Stmt
+	nRowStmts atomic.Int32
 }
+
+// maxRowStmts bounds the prepared lookups kept (a query built with a varying IN list
+// is a new statement each time).
+const maxRowStmts = 1000
 
 // Open connects to the database named by dsn: a postgres:// or postgresql:// URL, or a
 // SQLite file path. It does not migrate; call Migrate.
@@ -80,8 +90,11 @@ func (db *DB) SetMaxConns(n int) {
 	}
 }
 
-// Close closes the connection pool.
-func (db *DB) Close() error { return db.sql.Close() }
+// Close closes the prepared statements and the connection pool.
+func (db *DB) Close() error {
+	db.rowStmts.Range(func(_, s any) bool { s.(*sql.Stmt).Close(); return true })
+	return db.sql.Close()
+}
 
 // Dialect reports which database engine is in use.
 func (db *DB) Dialect() Dialect { return db.dialect }
@@ -177,9 +190,36 @@ func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 	return db.sql.QueryContext(ctx, db.dialect.Rebind(q), args...)
 }
 
-// QueryRow runs a query expected to return at most one row.
+// QueryRow runs a query expected to return at most one row; on SQLite the statement
+// is prepared once and kept.
 func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if db.dialect == SQLite {
+		if s := db.rowStmt(ctx, q); s != nil {
+			return s.QueryRowContext(ctx, args...)
+		}
+	}
 	return db.sql.QueryRowContext(ctx, db.dialect.Rebind(q), args...)
+}
+
+// rowStmt returns the kept statement of q, preparing it the first time; nil when it
+// can't be kept (the query itself then reports any error).
+func (db *DB) rowStmt(ctx context.Context, q string) *sql.Stmt {
+	if s, ok := db.rowStmts.Load(q); ok {
+		return s.(*sql.Stmt)
+	}
+	if db.nRowStmts.Load() >= maxRowStmts {
+		return nil
+	}
+	s, err := db.sql.PrepareContext(ctx, q)
+	if err != nil {
+		return nil
+	}
+	if old, loaded := db.rowStmts.LoadOrStore(q, s); loaded {
+		s.Close()
+		return old.(*sql.Stmt)
+	}
+	db.nRowStmts.Add(1)
+	return s
 }
 
 // Tx is a transaction with the same query methods as DB.

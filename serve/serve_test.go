@@ -363,15 +363,36 @@ func BenchmarkServe1KiB(b *testing.B) {
 		return err
 	})
 	meta.CreateDistribution(ctx, db, meta.Distribution{Type: "file.file", Name: "d", BasePath: "b", RepositoryID: &repo.ID})
-	srv := New(db, store, Options{})
-	req := httptest.NewRequest("GET", "/pulp/content/b/f", nil)
-	b.ReportAllocs()
-	for b.Loop() {
-		rec := httptest.NewRecorder()
-		srv.ServeHTTP(rec, req)
-		if rec.Code != 200 {
-			b.Fatal(rec.Code)
-		}
+	// The same file published, for the uncached path of a published repository (what
+	// dnf hosts hit): resolved in the database and read from storage every time.
+	refs, _ := meta.ContentFiles(ctx, db, c.ID)
+	var pub meta.Publication
+	db.Tx(ctx, func(tx *meta.Tx) error {
+		var err error
+		pub, err = meta.CreatePublication(ctx, tx, meta.Publication{Type: "file.file", RepositoryID: repo.ID, VersionNumber: 1},
+			[]meta.PublishedFile{{RelativePath: "Packages/f", ContentArtifactID: &refs[0].ContentArtifactID}})
+		return err
+	})
+	meta.CreateDistribution(ctx, db, meta.Distribution{Type: "file.file", Name: "p", BasePath: "p", PublicationID: &pub.ID})
+	for _, bc := range []struct {
+		name, path string
+		opt        Options
+	}{
+		{"cached", "/pulp/content/b/Packages/f", Options{}},
+		{"published-uncached", "/pulp/content/p/Packages/f", Options{NoCache: true}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			srv := New(db, store, bc.opt)
+			req := httptest.NewRequest("GET", bc.path, nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				srv.ServeHTTP(rec, req)
+				if rec.Code != 200 {
+					b.Fatal(rec.Code)
+				}
+			}
+		})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Publication is a servable, immutable view of a repository version: a set of files by
@@ -51,14 +52,28 @@ func CreatePublication(ctx context.Context, tx *Tx, p Publication, files []Publi
 	if err != nil {
 		return Publication{}, fmt.Errorf("insert publication: %w", err)
 	}
+	seen := make(map[string]struct{}, len(files))
 	for _, f := range files {
-		if _, err := tx.Exec(ctx, `INSERT INTO published_files (publication_id, relative_path, content_artifact_id, artifact_id) VALUES (?, ?, ?, ?)`,
-			id, f.RelativePath, f.ContentArtifactID, f.ArtifactID); err != nil {
-			if IsUniqueViolation(err) {
-				return Publication{}, fmt.Errorf("publication lists %q twice: %w", f.RelativePath, ErrConflict)
-			}
-			return Publication{}, fmt.Errorf("insert published file %q: %w", f.RelativePath, err)
+		if _, ok := seen[f.RelativePath]; ok {
+			return Publication{}, fmt.Errorf("publication lists %q twice: %w", f.RelativePath, ErrConflict)
 		}
+		seen[f.RelativePath] = struct{}{}
+	}
+	// Rows go in batches: one statement per file cost a quarter of publishing 20,000
+	// packages.
+	const batch = 200
+	for len(files) > 0 {
+		n := min(batch, len(files))
+		q := `INSERT INTO published_files (publication_id, relative_path, content_artifact_id, artifact_id) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?), ", n), ", ")
+		args := make([]any, 0, 4*n)
+		for _, f := range files[:n] {
+			args = append(args, id, f.RelativePath, f.ContentArtifactID, f.ArtifactID)
+		}
+		if _, err := tx.Exec(ctx, q, args...); err != nil {
+			return Publication{}, fmt.Errorf("insert the files of publication %s: %w", p.PulpID, err)
+		}
+		files = files[n:]
 	}
 	return PublicationByID(ctx, tx, id)
 }

@@ -282,13 +282,15 @@ func (w *pubWriter) packages(repoID, n int64) ([]meta.PublishedFile, error) {
 	return files, nil
 }
 
-// feedFragments reads each package's fragments once, in unit order, and sends them to
+// feedFragments reads each package's fragments once, in NEVRA order, and sends them to
 // the primary, filelists and other writers; it returns where each package is served.
+// The order is the one the (type, repo_key) index delivers: ordering by anything else
+// made SQLite sort every row, fragments and all, through temporary files.
 func (w *pubWriter) feedFragments(repoID, n int64, feeds []chan []byte) ([]meta.PublishedFile, error) {
 	rows, err := w.p.db.Query(w.ctx, `SELECT c.relative_path, ca.id, f.primary_xml, f.filelists_xml, f.other_xml FROM contents c
 		JOIN rpm_fragments f ON f.content_id = c.id
 		JOIN content_artifacts ca ON ca.content_id = c.id
-		WHERE c.type = ? AND `+inVersion+` ORDER BY c.id`, PackageType, repoID, n, n)
+		WHERE c.type = ? AND `+inVersion+` ORDER BY c.repo_key, c.id`, PackageType, repoID, n, n)
 	if err != nil {
 		return nil, err
 	}

@@ -65,9 +65,9 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	} else {
 		d = SQLite
 		q := "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)" +
-			"&_pragma=foreign_keys(ON)&_pragma=mmap_size(1073741824)&_txlock=immediate"
-		// Reads of the first GiB go through a memory map, not a pread per page: publishing
-		// 20,000 packages reads their stored fragments 12% faster.
+			"&_pragma=foreign_keys(ON)&_txlock=immediate"
+		// No mmap_size: reading through a memory map published 20,000 packages 12% faster
+		// but put the mapped database in the process's RSS (448 MiB against 64).
 		db, err = sql.Open("sqlite", "file:"+dsn+q)
 		if err != nil {
 			return nil, fmt.Errorf("meta: open sqlite %s: %w", dsn, err)

@@ -50,7 +50,9 @@ func rpmPackageOrdering() map[string]string {
 	return out
 }
 
-type rpmPackageResponse struct {
+// artifactUnit is the head of a unit with one artifact as Pulp shows it: identity,
+// labels and the artifact with its digests.
+type artifactUnit struct {
 	PulpHref        string            `json:"pulp_href" openapi:"format=uri,readOnly"`
 	Prn             string            `json:"prn" openapi:"readOnly"`
 	PulpCreated     string            `json:"pulp_created" openapi:"format=date-time,readOnly"`
@@ -64,42 +66,60 @@ type rpmPackageResponse struct {
 	PulpLabels      map[string]string `json:"pulp_labels"`
 	VulnReport      *string           `json:"vuln_report" openapi:"format=uri,readOnly"`
 	Artifact        *string           `json:"artifact" openapi:"format=uri"`
-	Name            string            `json:"name" openapi:"readOnly"`
-	Epoch           string            `json:"epoch" openapi:"readOnly"`
-	Version         string            `json:"version" openapi:"readOnly"`
-	Release         string            `json:"release" openapi:"readOnly"`
-	Arch            string            `json:"arch" openapi:"readOnly"`
-	PkgID           string            `json:"pkgId" openapi:"readOnly"`
-	ChecksumType    string            `json:"checksum_type" openapi:"readOnly"`
-	Summary         string            `json:"summary" openapi:"readOnly"`
-	Description     string            `json:"description" openapi:"readOnly"`
-	URL             string            `json:"url" openapi:"readOnly"`
-	Changelogs      [][]any           `json:"changelogs" openapi:"readOnly"`
-	Files           [][]any           `json:"files" openapi:"readOnly"`
-	Requires        [][]any           `json:"requires" openapi:"readOnly"`
-	Provides        [][]any           `json:"provides" openapi:"readOnly"`
-	Conflicts       [][]any           `json:"conflicts" openapi:"readOnly"`
-	Obsoletes       [][]any           `json:"obsoletes" openapi:"readOnly"`
-	Suggests        [][]any           `json:"suggests" openapi:"readOnly"`
-	Enhances        [][]any           `json:"enhances" openapi:"readOnly"`
-	Recommends      [][]any           `json:"recommends" openapi:"readOnly"`
-	Supplements     [][]any           `json:"supplements" openapi:"readOnly"`
-	LocationBase    string            `json:"location_base" openapi:"readOnly"`
-	LocationHref    string            `json:"location_href" openapi:"readOnly"`
-	RPMBuildhost    string            `json:"rpm_buildhost" openapi:"readOnly"`
-	RPMGroup        string            `json:"rpm_group" openapi:"readOnly"`
-	RPMLicense      string            `json:"rpm_license" openapi:"readOnly"`
-	RPMPackager     string            `json:"rpm_packager" openapi:"readOnly"`
-	RPMSourcerpm    string            `json:"rpm_sourcerpm" openapi:"readOnly"`
-	RPMVendor       string            `json:"rpm_vendor" openapi:"readOnly"`
-	RPMHeaderStart  int64             `json:"rpm_header_start" openapi:"readOnly"`
-	RPMHeaderEnd    int64             `json:"rpm_header_end" openapi:"readOnly"`
-	IsModular       bool              `json:"is_modular" openapi:"readOnly"`
-	SizeArchive     int64             `json:"size_archive" openapi:"readOnly"`
-	SizeInstalled   int64             `json:"size_installed" openapi:"readOnly"`
-	SizePackage     int64             `json:"size_package" openapi:"readOnly"`
-	TimeBuild       int64             `json:"time_build" openapi:"readOnly"`
-	TimeFile        int64             `json:"time_file" openapi:"readOnly"`
+}
+
+// newArtifactUnit fills the head of unit c (prn type prnType), with its artifact when it
+// has one.
+func newArtifactUnit(c meta.Content, prnType string, a *meta.Artifact) artifactUnit {
+	out := artifactUnit{PulpHref: contentHref(c.Type, c.PulpID), Prn: prn(prnType, c.PulpID), PulpCreated: ts(c.Created),
+		PulpLastUpdated: ts(c.Updated), PulpLabels: c.Labels}
+	if a != nil {
+		h := artifactHref(a.PulpID)
+		out.Artifact = &h
+		sha := a.SHA256
+		out.MD5, out.SHA1, out.SHA224, out.SHA256, out.SHA384, out.SHA512 = a.MD5, a.SHA1, a.SHA224, &sha, a.SHA384, a.SHA512
+	}
+	return out
+}
+
+type rpmPackageResponse struct {
+	artifactUnit
+	Name           string  `json:"name" openapi:"readOnly"`
+	Epoch          string  `json:"epoch" openapi:"readOnly"`
+	Version        string  `json:"version" openapi:"readOnly"`
+	Release        string  `json:"release" openapi:"readOnly"`
+	Arch           string  `json:"arch" openapi:"readOnly"`
+	PkgID          string  `json:"pkgId" openapi:"readOnly"`
+	ChecksumType   string  `json:"checksum_type" openapi:"readOnly"`
+	Summary        string  `json:"summary" openapi:"readOnly"`
+	Description    string  `json:"description" openapi:"readOnly"`
+	URL            string  `json:"url" openapi:"readOnly"`
+	Changelogs     [][]any `json:"changelogs" openapi:"readOnly"`
+	Files          [][]any `json:"files" openapi:"readOnly"`
+	Requires       [][]any `json:"requires" openapi:"readOnly"`
+	Provides       [][]any `json:"provides" openapi:"readOnly"`
+	Conflicts      [][]any `json:"conflicts" openapi:"readOnly"`
+	Obsoletes      [][]any `json:"obsoletes" openapi:"readOnly"`
+	Suggests       [][]any `json:"suggests" openapi:"readOnly"`
+	Enhances       [][]any `json:"enhances" openapi:"readOnly"`
+	Recommends     [][]any `json:"recommends" openapi:"readOnly"`
+	Supplements    [][]any `json:"supplements" openapi:"readOnly"`
+	LocationBase   string  `json:"location_base" openapi:"readOnly"`
+	LocationHref   string  `json:"location_href" openapi:"readOnly"`
+	RPMBuildhost   string  `json:"rpm_buildhost" openapi:"readOnly"`
+	RPMGroup       string  `json:"rpm_group" openapi:"readOnly"`
+	RPMLicense     string  `json:"rpm_license" openapi:"readOnly"`
+	RPMPackager    string  `json:"rpm_packager" openapi:"readOnly"`
+	RPMSourcerpm   string  `json:"rpm_sourcerpm" openapi:"readOnly"`
+	RPMVendor      string  `json:"rpm_vendor" openapi:"readOnly"`
+	RPMHeaderStart int64   `json:"rpm_header_start" openapi:"readOnly"`
+	RPMHeaderEnd   int64   `json:"rpm_header_end" openapi:"readOnly"`
+	IsModular      bool    `json:"is_modular" openapi:"readOnly"`
+	SizeArchive    int64   `json:"size_archive" openapi:"readOnly"`
+	SizeInstalled  int64   `json:"size_installed" openapi:"readOnly"`
+	SizePackage    int64   `json:"size_package" openapi:"readOnly"`
+	TimeBuild      int64   `json:"time_build" openapi:"readOnly"`
+	TimeFile       int64   `json:"time_file" openapi:"readOnly"`
 }
 
 // deps renders dependencies as Pulp does: [name, flags, epoch, version, release, pre].
@@ -163,8 +183,7 @@ func renderRpmPackage(c meta.Content, a *meta.Artifact, detail *repodata.Package
 	var p repodata.Package
 	json.Unmarshal(c.Attrs, &p)
 	out := rpmPackageResponse{
-		PulpHref: contentHref(c.Type, c.PulpID), Prn: prn("rpm.package", c.PulpID), PulpCreated: ts(c.Created), PulpLastUpdated: ts(c.Updated),
-		PulpLabels: c.Labels, Name: p.Name, Epoch: p.Epoch, Version: p.Version, Release: p.Release, Arch: p.Arch, PkgID: p.PkgID,
+		artifactUnit: newArtifactUnit(c, "rpm.package", a), Name: p.Name, Epoch: p.Epoch, Version: p.Version, Release: p.Release, Arch: p.Arch, PkgID: p.PkgID,
 		ChecksumType: p.ChecksumType, Summary: p.Summary, Description: p.Description, URL: p.URL,
 		Requires: deps(p.Requires), Provides: deps(p.Provides), Conflicts: deps(p.Conflicts), Obsoletes: deps(p.Obsoletes),
 		Suggests: deps(p.Suggests), Enhances: deps(p.Enhances), Recommends: deps(p.Recommends), Supplements: deps(p.Supplements),
@@ -172,12 +191,6 @@ func renderRpmPackage(c meta.Content, a *meta.Artifact, detail *repodata.Package
 		RPMPackager: p.Packager, RPMSourcerpm: p.SourceRPM, RPMVendor: p.Vendor, RPMHeaderStart: p.HeaderStart, RPMHeaderEnd: p.HeaderEnd,
 		IsModular: p.IsModular, SizeArchive: p.SizeArchive, SizeInstalled: p.SizeInstalled, SizePackage: p.SizePackage, TimeBuild: p.TimeBuild, TimeFile: p.TimeFile,
 		Files: [][]any{}, Changelogs: [][]any{},
-	}
-	if a != nil {
-		h := artifactHref(a.PulpID)
-		out.Artifact = &h
-		sha := a.SHA256
-		out.MD5, out.SHA1, out.SHA224, out.SHA256, out.SHA384, out.SHA512 = a.MD5, a.SHA1, a.SHA224, &sha, a.SHA384, a.SHA512
 	}
 	if detail != nil {
 		for _, f := range detail.Files {
@@ -228,12 +241,13 @@ func (s *Server) renderUnits(ctx context.Context, typ string, cs []meta.Content)
 			return nil, err
 		}
 		for i, c := range cs {
-			out := renderAttrsUnit(c)
-			out["artifact"] = nil
-			out["md5"], out["sha1"], out["sha224"], out["sha256"], out["sha384"], out["sha512"] = nil, nil, nil, nil, nil, nil
+			var ap *meta.Artifact
 			if a, ok := arts[c.ID]; ok {
-				out["artifact"] = artifactHref(a.PulpID)
-				out["md5"], out["sha1"], out["sha224"], out["sha256"], out["sha384"], out["sha512"] = a.MD5, a.SHA1, a.SHA224, a.SHA256, a.SHA384, a.SHA512
+				ap = &a
+			}
+			out := rpmRepoMetadataFileResponse{artifactUnit: newArtifactUnit(c, "rpm.repometadatafile", ap)}
+			if err := json.Unmarshal(c.Attrs, &out); err != nil {
+				return nil, fmt.Errorf("repo metadata file %s: %w", c.PulpID, err)
 			}
 			items[i] = out
 		}
@@ -248,23 +262,11 @@ func (s *Server) renderUnits(ctx context.Context, typ string, cs []meta.Content)
 // rpmRepoMetadataFileResponse documents a repo metadata file: its stored attrs and its
 // artifact's digests.
 type rpmRepoMetadataFileResponse struct {
-	PulpHref        string            `json:"pulp_href" openapi:"format=uri,readOnly"`
-	Prn             string            `json:"prn" openapi:"readOnly"`
-	PulpCreated     string            `json:"pulp_created" openapi:"format=date-time,readOnly"`
-	PulpLastUpdated string            `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
-	MD5             *string           `json:"md5" openapi:"readOnly"`
-	SHA1            *string           `json:"sha1" openapi:"readOnly"`
-	SHA224          *string           `json:"sha224" openapi:"readOnly"`
-	SHA256          *string           `json:"sha256" openapi:"readOnly"`
-	SHA384          *string           `json:"sha384" openapi:"readOnly"`
-	SHA512          *string           `json:"sha512" openapi:"readOnly"`
-	PulpLabels      map[string]string `json:"pulp_labels"`
-	VulnReport      *string           `json:"vuln_report" openapi:"format=uri,readOnly"`
-	Artifact        *string           `json:"artifact" openapi:"format=uri"`
-	RelativePath    string            `json:"relative_path"`
-	DataType        string            `json:"data_type"`
-	ChecksumType    string            `json:"checksum_type"`
-	Checksum        string            `json:"checksum"`
+	artifactUnit
+	RelativePath string `json:"relative_path"`
+	DataType     string `json:"data_type"`
+	ChecksumType string `json:"checksum_type"`
+	Checksum     string `json:"checksum"`
 }
 
 // renderAttrsUnit renders a unit whose attrs are its API fields (advisories, comps

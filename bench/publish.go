@@ -40,7 +40,7 @@ type Distributed struct {
 // SyncPublishDistribute syncs the yum repository at url into a new repository with the
 // given policy, publishes it and distributes it at a new base path.
 func SyncPublishDistribute(ctx context.Context, t Target, url, policy string) (Distributed, error) {
-	c := newClient(t.URL, t.User, t.Password)
+	c := NewClient(t)
 	stamp := strings.ReplaceAll(time.Now().Format("150405.000000"), ".", "-")
 	var d Distributed
 	var remote, repo struct {
@@ -50,31 +50,31 @@ func SyncPublishDistribute(ctx context.Context, t Target, url, policy string) (D
 	var task struct {
 		Task string `json:"task"`
 	}
-	if err := c.json(ctx, "POST", "/pulp/api/v3/remotes/rpm/rpm/", map[string]any{"name": "bench-" + stamp, "url": url, "policy": policy}, &remote); err != nil {
+	if err := c.JSON(ctx, "POST", "/pulp/api/v3/remotes/rpm/rpm/", map[string]any{"name": "bench-" + stamp, "url": url, "policy": policy}, &remote); err != nil {
 		return d, err
 	}
-	if err := c.json(ctx, "POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": "bench-" + stamp, "remote": remote.Href}, &repo); err != nil {
+	if err := c.JSON(ctx, "POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": "bench-" + stamp, "remote": remote.Href}, &repo); err != nil {
 		return d, err
 	}
 	t0 := time.Now()
-	if err := c.json(ctx, "POST", repo.Href+"sync/", map[string]any{}, &task); err != nil {
+	if err := c.JSON(ctx, "POST", repo.Href+"sync/", map[string]any{}, &task); err != nil {
 		return d, err
 	}
-	if err := c.wait(ctx, task.Task); err != nil {
+	if err := c.Wait(ctx, task.Task); err != nil {
 		return d, err
 	}
 	d.Sync = time.Since(t0)
-	if err := c.json(ctx, "POST", "/pulp/api/v3/publications/rpm/rpm/", map[string]any{"repository": repo.Href}, &task); err != nil {
+	if err := c.JSON(ctx, "POST", "/pulp/api/v3/publications/rpm/rpm/", map[string]any{"repository": repo.Href}, &task); err != nil {
 		return d, err
 	}
-	if err := c.wait(ctx, task.Task); err != nil {
+	if err := c.Wait(ctx, task.Task); err != nil {
 		return d, err
 	}
 	d.BasePath = "bench-" + stamp
-	if err := c.json(ctx, "POST", "/pulp/api/v3/distributions/rpm/rpm/", map[string]any{"name": d.BasePath, "base_path": d.BasePath, "repository": repo.Href}, &task); err != nil {
+	if err := c.JSON(ctx, "POST", "/pulp/api/v3/distributions/rpm/rpm/", map[string]any{"name": d.BasePath, "base_path": d.BasePath, "repository": repo.Href}, &task); err != nil {
 		return d, err
 	}
-	if err := c.wait(ctx, task.Task); err != nil {
+	if err := c.Wait(ctx, task.Task); err != nil {
 		return d, err
 	}
 	var list struct {
@@ -82,7 +82,7 @@ func SyncPublishDistribute(ctx context.Context, t Target, url, policy string) (D
 			BaseURL string `json:"base_url"`
 		} `json:"results"`
 	}
-	if err := c.do(ctx, "GET", "/pulp/api/v3/distributions/rpm/rpm/?base_path="+d.BasePath, "", nil, &list); err != nil {
+	if err := c.Do(ctx, "GET", "/pulp/api/v3/distributions/rpm/rpm/?base_path="+d.BasePath, "", nil, &list); err != nil {
 		return d, err
 	}
 	if len(list.Results) != 1 {

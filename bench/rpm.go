@@ -192,7 +192,7 @@ func Rpm(ctx context.Context, cfg RpmConfig) (RpmResult, error) {
 // rpmTarget syncs the repository at url on demand, publishes it, and syncs it again.
 func rpmTarget(ctx context.Context, t Target, url string) (row RpmRow) {
 	row.Target = t.Name
-	c := newClient(t.URL, t.User, t.Password)
+	c := NewClient(t)
 	stamp := strings.ReplaceAll(time.Now().Format("150405.000"), ".", "-")
 	var remote, repo struct {
 		Href string `json:"pulp_href"`
@@ -200,19 +200,19 @@ func rpmTarget(ctx context.Context, t Target, url string) (row RpmRow) {
 	var task struct {
 		Task string `json:"task"`
 	}
-	if row.Err = c.json(ctx, "POST", "/pulp/api/v3/remotes/rpm/rpm/", map[string]any{"name": "bench-" + stamp,
+	if row.Err = c.JSON(ctx, "POST", "/pulp/api/v3/remotes/rpm/rpm/", map[string]any{"name": "bench-" + stamp,
 		"url": url, "policy": "on_demand"}, &remote); row.Err != nil {
 		return row
 	}
-	if row.Err = c.json(ctx, "POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": "bench-" + stamp, "remote": remote.Href}, &repo); row.Err != nil {
+	if row.Err = c.JSON(ctx, "POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": "bench-" + stamp, "remote": remote.Href}, &repo); row.Err != nil {
 		return row
 	}
 	timed := func(path string, body any) (time.Duration, error) {
 		t := time.Now()
-		if err := c.json(ctx, "POST", path, body, &task); err != nil {
+		if err := c.JSON(ctx, "POST", path, body, &task); err != nil {
 			return 0, err
 		}
-		err := c.wait(ctx, task.Task)
+		err := c.Wait(ctx, task.Task)
 		return time.Since(t), err
 	}
 	s := load.StartSampler(100*time.Millisecond, t.Procs)

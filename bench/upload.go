@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"mime/multipart"
-	"net/http"
 	"pith/bench/load"
 	"pith/bench/plot"
 	"sort"
@@ -39,83 +37,25 @@ type Row struct {
 	PeakRSSMiB       float64
 }
 
-// client talks to a running pith's API.
-type client struct {
-	url, user, password string
-	http                *http.Client
-}
-
-func newClient(url, user, password string) *client {
-	return &client{url: url, user: user, password: password, http: &http.Client{Timeout: 5 * time.Minute}}
-}
-
-func (c *client) do(ctx context.Context, method, path, ctype string, body io.Reader, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, c.url+path, body)
-	if err != nil {
-		return err
-	}
-	req.SetBasicAuth(c.user, c.password)
-	if ctype != "" {
-		req.Header.Set("Content-Type", ctype)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, b)
-	}
-	if out != nil {
-		return json.Unmarshal(b, out)
-	}
-	return nil
-}
-
-func (c *client) json(ctx context.Context, method, path string, in, out any) error {
-	b, _ := json.Marshal(in)
-	return c.do(ctx, method, path, "application/json", bytes.NewReader(b), out)
-}
-
-func (c *client) wait(ctx context.Context, task string) error {
-	for {
-		var t struct {
-			State string          `json:"state"`
-			Error json.RawMessage `json:"error"`
-		}
-		if err := c.do(ctx, "GET", task, "", nil, &t); err != nil {
-			return err
-		}
-		switch t.State {
-		case "completed":
-			return nil
-		case "failed", "canceled":
-			return fmt.Errorf("task %s %s: %s", task, t.State, t.Error)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // Upload runs the scenario and returns one row per (size, users).
 func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
 	t := cfg.Target
-	c := newClient(t.URL, t.User, t.Password)
+	c := NewClient(t)
 	stamp := time.Now().Format("150405.000")
 	var repo struct {
 		Href string `json:"pulp_href"`
 	}
-	if err := c.json(ctx, "POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": "bench-upload-" + stamp, "autopublish": true}, &repo); err != nil {
+	if err := c.JSON(ctx, "POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": "bench-upload-" + stamp, "autopublish": true}, &repo); err != nil {
 		return nil, err
 	}
 	var task struct {
 		Task string `json:"task"`
 	}
 	base := "bench-upload-" + strings.ReplaceAll(stamp, ".", "-")
-	if err := c.json(ctx, "POST", "/pulp/api/v3/distributions/file/file/", map[string]any{"name": base, "base_path": base, "repository": repo.Href}, &task); err != nil {
+	if err := c.JSON(ctx, "POST", "/pulp/api/v3/distributions/file/file/", map[string]any{"name": base, "base_path": base, "repository": repo.Href}, &task); err != nil {
 		return nil, err
 	}
-	if err := c.wait(ctx, task.Task); err != nil {
+	if err := c.Wait(ctx, task.Task); err != nil {
 		return nil, err
 	}
 	var rows []Row
@@ -145,17 +85,17 @@ func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
 					Href string `json:"pulp_href"`
 				}
 				t := time.Now() // the response time only, not making the random file
-				err := c.do(ctx, "POST", "/pulp/api/v3/content/file/files/upload/", w.FormDataContentType(), &buf, &out)
+				err := c.Do(ctx, "POST", "/pulp/api/v3/content/file/files/upload/", w.FormDataContentType(), &buf, &out)
 				hrefs[i] = out.Href
 				return time.Since(t), err
 			})
 			if err != nil {
 				return rows, err
 			}
-			if err := c.json(ctx, "POST", repo.Href+"modify/", map[string]any{"add_content_units": hrefs}, &task); err != nil {
+			if err := c.JSON(ctx, "POST", repo.Href+"modify/", map[string]any{"add_content_units": hrefs}, &task); err != nil {
 				return rows, err
 			}
-			if err := c.wait(ctx, task.Task); err != nil {
+			if err := c.Wait(ctx, task.Task); err != nil {
 				return rows, err
 			}
 			down, downWall, err := parallel(cfg.N, users, func(i int) (time.Duration, error) {

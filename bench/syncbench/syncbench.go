@@ -88,7 +88,7 @@ type Config struct {
 type Row struct {
 	Target      string
 	Concurrency int           // 0 for the adaptive row (download_concurrency null)
-	Wall        time.Duration // POST sync to task completed, polled every 100 ms
+	Wall        time.Duration // POST sync to task completed, polled every 50 ms
 	Ideal       time.Duration // wan.Ideal over the package files (at min(Concurrency, WAN.MaxConcurrent); adaptive: the best)
 	OverIdeal   float64       // Wall/Ideal - 1
 	Bytes       int64         // body bytes the upstream sent during the sync
@@ -161,8 +161,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 	var errs []error
 	for i, t := range cfg.Targets {
-		c := newClient(t.URL, t.User, t.Password)
-		if err := c.call(ctx, "POST", "/pulp/api/v3/orphans/cleanup/", map[string]any{"orphan_protection_time": 0}); err != nil {
+		c := bench.NewClient(t)
+		if err := c.Call(ctx, "POST", "/pulp/api/v3/orphans/cleanup/", map[string]any{"orphan_protection_time": 0}); err != nil {
 			errs = append(errs, fmt.Errorf("%s: orphan cleanup: %w", t.Name, err))
 			continue
 		}
@@ -213,7 +213,7 @@ func concName(conc int) string {
 
 // runOne syncs at one concurrency (0: adaptive) and cleans up afterwards. cleanErr
 // reports a failed cleanup, after which later settings cannot be trusted.
-func runOne(ctx context.Context, cfg Config, t bench.Target, c *client, srv *wan.Server, upstream string, r *repo, conc int) (row Row, cleanErr error) {
+func runOne(ctx context.Context, cfg Config, t bench.Target, c *bench.Client, srv *wan.Server, upstream string, r *repo, conc int) (row Row, cleanErr error) {
 	row = Row{Target: t.Name, Concurrency: conc}
 	remoteBody := map[string]any{"url": upstream, "policy": "immediate"}
 	if conc > 0 {
@@ -231,23 +231,23 @@ func runOne(ctx context.Context, cfg Config, t bench.Target, c *client, srv *wan
 		// Delete what was created, then remove the artifacts, whatever happened above.
 		cctx := context.WithoutCancel(ctx)
 		if repository.Href != "" {
-			cleanErr = errors.Join(cleanErr, c.call(cctx, "DELETE", repository.Href, nil))
+			cleanErr = errors.Join(cleanErr, c.Call(cctx, "DELETE", repository.Href, nil))
 		}
 		if remote.Href != "" {
-			cleanErr = errors.Join(cleanErr, c.call(cctx, "DELETE", remote.Href, nil))
+			cleanErr = errors.Join(cleanErr, c.Call(cctx, "DELETE", remote.Href, nil))
 		}
-		cleanErr = errors.Join(cleanErr, c.call(cctx, "POST", "/pulp/api/v3/orphans/cleanup/", map[string]any{"orphan_protection_time": 0}))
+		cleanErr = errors.Join(cleanErr, c.Call(cctx, "POST", "/pulp/api/v3/orphans/cleanup/", map[string]any{"orphan_protection_time": 0}))
 	}()
-	if _, row.Err = c.do(ctx, "POST", "/pulp/api/v3/remotes/rpm/rpm/", remoteBody, &remote); row.Err != nil {
+	if row.Err = c.JSON(ctx, "POST", "/pulp/api/v3/remotes/rpm/rpm/", remoteBody, &remote); row.Err != nil {
 		return row, nil
 	}
-	if _, row.Err = c.do(ctx, "POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": name, "remote": remote.Href}, &repository); row.Err != nil {
+	if row.Err = c.JSON(ctx, "POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": name, "remote": remote.Href}, &repository); row.Err != nil {
 		return row, nil
 	}
 	srv.ResetStats()
 	sampler := load.StartSampler(100*time.Millisecond, t.Procs)
 	start := time.Now()
-	row.Err = c.call(ctx, "POST", repository.Href+"sync/", map[string]any{})
+	row.Err = c.Call(ctx, "POST", repository.Href+"sync/", map[string]any{})
 	row.Wall = time.Since(start)
 	u := sampler.Stop()
 	row.PeakRSSMiB = u.MaxProcRSSMiB
@@ -294,11 +294,11 @@ func bestIdeal(w wan.Config, sizes []int64, settings []int) time.Duration {
 
 // packageCount reads rpm.package from the content summary of a repository's latest
 // version.
-func packageCount(ctx context.Context, c *client, repoHref string) (int, error) {
+func packageCount(ctx context.Context, c *bench.Client, repoHref string) (int, error) {
 	var repository struct {
 		Latest string `json:"latest_version_href"`
 	}
-	if _, err := c.do(ctx, "GET", repoHref, nil, &repository); err != nil {
+	if err := c.JSON(ctx, "GET", repoHref, nil, &repository); err != nil {
 		return 0, err
 	}
 	var version struct {
@@ -308,7 +308,7 @@ func packageCount(ctx context.Context, c *client, repoHref string) (int, error) 
 			} `json:"present"`
 		} `json:"content_summary"`
 	}
-	if _, err := c.do(ctx, "GET", repository.Latest, nil, &version); err != nil {
+	if err := c.JSON(ctx, "GET", repository.Latest, nil, &version); err != nil {
 		return 0, err
 	}
 	return version.Summary.Present["rpm.package"].Count, nil

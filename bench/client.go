@@ -1,0 +1,117 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Client speaks the Pulp REST API of one target with basic auth; the studies drive pith
+// and upstream Pulp with it.
+type Client struct {
+	base, user, password string
+	http                 *http.Client
+}
+
+// NewClient returns a client of the target's API.
+func NewClient(t Target) *Client {
+	return &Client{base: strings.TrimSuffix(t.URL, "/"), user: t.User, password: t.Password, http: &http.Client{Timeout: 5 * time.Minute}}
+}
+
+// URL resolves an href: an absolute path, or a full URL as some servers return.
+func (c *Client) URL(href string) string {
+	if strings.HasPrefix(href, "http://") || strings.HasPrefix(href, "https://") {
+		return href
+	}
+	return c.base + href
+}
+
+// Do sends body with content type ctype ("" and nil: no body) and decodes a 2xx JSON
+// answer into out (nil: discard); any other answer is an error naming the request.
+func (c *Client) Do(ctx context.Context, method, href, ctype string, body io.Reader, out any) error {
+	req, err := http.NewRequestWithContext(ctx, method, c.URL(href), body)
+	if err != nil {
+		return err
+	}
+	req.SetBasicAuth(c.user, c.password)
+	req.Header.Set("Accept", "application/json")
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, href, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("%s %s: %s: %s", method, href, resp.Status, bytes.TrimSpace(b))
+	}
+	if out != nil && len(bytes.TrimSpace(b)) > 0 {
+		if err := json.Unmarshal(b, out); err != nil {
+			return fmt.Errorf("%s %s: decoding the answer: %w", method, href, err)
+		}
+	}
+	return nil
+}
+
+// JSON sends in as JSON (nil: no body) and decodes the answer into out.
+func (c *Client) JSON(ctx context.Context, method, href string, in, out any) error {
+	if in == nil {
+		return c.Do(ctx, method, href, "", nil, out)
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return c.Do(ctx, method, href, "application/json", bytes.NewReader(b), out)
+}
+
+// Call sends in as JSON and, when the answer names a task ({"task": href}), waits for it.
+func (c *Client) Call(ctx context.Context, method, href string, in any) error {
+	var out struct {
+		Task string `json:"task"`
+	}
+	if err := c.JSON(ctx, method, href, in, &out); err != nil {
+		return err
+	}
+	if out.Task == "" {
+		return nil
+	}
+	return c.Wait(ctx, out.Task)
+}
+
+// Wait polls a task every 50 ms until it completes (nil), fails or is canceled, or ctx
+// ends. Timings taken around it are good to 50 ms.
+func (c *Client) Wait(ctx context.Context, task string) error {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var t struct {
+			State string          `json:"state"`
+			Error json.RawMessage `json:"error"`
+		}
+		if err := c.Do(ctx, "GET", task, "", nil, &t); err != nil {
+			return err
+		}
+		switch t.State {
+		case "completed":
+			return nil
+		case "failed", "canceled", "canceling":
+			return fmt.Errorf("task %s %s: %s", task, t.State, t.Error)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}

@@ -251,12 +251,79 @@ func (s *Server) renderUnits(ctx context.Context, typ string, cs []meta.Content)
 			}
 			items[i] = out
 		}
+	case rpm.ModulemdType:
+		// A synced module's packages are the stored packages whose NEVRA its artifacts
+		// list, as Pulp links them at sync; a created one shows the packages it was given.
+		var nevras []string
+		outs := make([]map[string]any, len(cs))
+		for i, c := range cs {
+			outs[i] = renderAttrsUnit(c)
+			if outs[i]["packages"] == nil {
+				arts, _ := outs[i]["artifacts"].([]any)
+				for _, a := range arts {
+					if s, ok := a.(string); ok {
+						nevras = append(nevras, s)
+					}
+				}
+			}
+		}
+		byNEVRA, err := s.packageHrefsByNEVRA(ctx, nevras)
+		if err != nil {
+			return nil, err
+		}
+		for i, out := range outs {
+			if out["packages"] == nil {
+				hrefs := []string{}
+				arts, _ := out["artifacts"].([]any)
+				for _, a := range arts {
+					if s, ok := a.(string); ok {
+						hrefs = append(hrefs, byNEVRA[s]...)
+					}
+				}
+				out["packages"] = hrefs
+			}
+			items[i] = out
+		}
 	default:
 		for i, c := range cs {
 			items[i] = renderAttrsUnit(c)
 		}
 	}
 	return items, nil
+}
+
+// packageHrefsByNEVRA finds the stored packages with the given NEVRAs (their repo keys),
+// in batches of 500.
+func (s *Server) packageHrefsByNEVRA(ctx context.Context, nevras []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	slices.Sort(nevras)
+	nevras = slices.Compact(nevras)
+	for len(nevras) > 0 {
+		n := min(500, len(nevras))
+		args := []any{rpm.PackageType}
+		for _, v := range nevras[:n] {
+			args = append(args, v)
+		}
+		rows, err := s.db.Query(ctx, `SELECT repo_key, pulp_id FROM contents WHERE type = ? AND repo_key IN (`+
+			strings.TrimSuffix(strings.Repeat("?,", n), ",")+`) ORDER BY repo_key, id`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var nevra, id string
+			if err := rows.Scan(&nevra, &id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[nevra] = append(out[nevra], contentHref(rpm.PackageType, id))
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		nevras = nevras[n:]
+	}
+	return out, nil
 }
 
 // rpmRepoMetadataFileResponse documents a repo metadata file: its stored attrs and its

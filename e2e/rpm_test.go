@@ -62,6 +62,14 @@ func TestRpmWorkflow(t *testing.T) {
 				}
 			}
 
+			// A synced module lists the packages its artifacts name.
+			var mods []entity
+			c.json(&mods, "rpm", "content", "-t", "modulemd", "list", "--name", "walrus", "--stream", "5.21")
+			if len(mods) != 1 {
+				t.Errorf("modulemd walrus:5.21: %d found", len(mods))
+			} else if pk, _ := mods[0]["packages"].([]any); len(pk) != 1 {
+				t.Errorf("walrus:5.21 packages %v, want the one walrus-5.21 package", mods[0]["packages"])
+			}
 			var mdFiles []entity
 			c.json(&mdFiles, "rpm", "content", "-t", "repo_metadata_file", "list")
 			if len(mdFiles) != 1 || mdFiles[0].str("data_type") != "productid" || mdFiles[0].str("artifact") == "" {

@@ -93,8 +93,11 @@ func TestBenchSync(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pith bench sync: %v\n%s", err, got)
 	}
-	if n := strings.Count(string(got), "| yes |"); n != 2 {
-		t.Errorf("%d completed rows, want 2:\n%s", n, got)
+	if n := strings.Count(string(got), "| yes |"); n != 3 {
+		t.Errorf("%d completed rows, want 3 (4, 1 and adaptive):\n%s", n, got)
+	}
+	if !strings.Contains(string(got), "| pith | adaptive |") {
+		t.Errorf("no adaptive row:\n%s", got)
 	}
 	if fi, err := os.Stat(filepath.Join(out, "sync.png")); err != nil || fi.Size() == 0 {
 		t.Errorf("sync.png: %v", err)

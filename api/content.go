@@ -212,15 +212,9 @@ func (s *Server) readContent(r *http.Request, body contentBody, repos string, ch
 	}
 	src := contentSource{Labels: labels}
 	if in.Repository != nil {
-		id, err := hrefOf("repository", *in.Repository, repos)
-		if err != nil {
+		if src.Repository, err = repositoryOf(r.Context(), s.db, "repository", *in.Repository, repos); err != nil {
 			return fail(err)
 		}
-		x, err := meta.RepositoryByPulpID(r.Context(), s.db, id)
-		if err != nil {
-			return fail(badField("repository", "Invalid hyperlink - Object does not exist."))
-		}
-		src.Repository = &x
 	}
 	sources := 0
 	for _, set := range []bool{pf != nil, in.Artifact != nil, in.Upload != nil, in.FileURL != nil} {

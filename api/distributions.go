@@ -157,13 +157,9 @@ func (s *Server) applyDist(ctx context.Context, q meta.Querier, cur meta.Distrib
 	out.Type, out.Name, out.BasePath, out.Hidden, out.ContentGuard = typ, in.Name, bp, in.Hidden, nil
 	out.RepositoryID, out.PublicationID = nil, nil
 	if in.Repository != nil {
-		id, err := hrefOf("repository", *in.Repository, kind.repositories)
+		r, err := repositoryOf(ctx, q, "repository", *in.Repository, kind.repositories)
 		if err != nil {
 			return cur, err
-		}
-		r, err := meta.RepositoryByPulpID(ctx, q, id)
-		if err != nil {
-			return cur, badField("repository", "Invalid hyperlink - Object does not exist.")
 		}
 		out.RepositoryID = &r.ID
 	}

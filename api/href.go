@@ -1,6 +1,8 @@
 package api
 
 import (
+	"context"
+	"pith/meta"
 	"strconv"
 	"strings"
 
@@ -95,6 +97,20 @@ func hrefOf(field, h, collection string) (string, error) {
 		return "", badField(field, "Invalid hyperlink - No URL match for %q.", h)
 	}
 	return p.id, nil
+}
+
+// repositoryOf finds the repository a body's field names (an href in collection, e.g.
+// "repositories/rpm/rpm/"); a bad href or a missing repository is a 400 on field.
+func repositoryOf(ctx context.Context, q meta.Querier, field, h, collection string) (*meta.Repository, error) {
+	id, err := hrefOf(field, h, collection)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := meta.RepositoryByPulpID(ctx, q, id)
+	if err != nil {
+		return nil, badField(field, "Invalid hyperlink - Object does not exist.")
+	}
+	return &repo, nil
 }
 
 // versionOf parses a repository version href.

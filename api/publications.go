@@ -173,15 +173,11 @@ func (s *Server) pubSource(r *http.Request, typ string, repository, version *str
 		}
 		return repo, num, nil
 	case repository != nil:
-		id, err := hrefOf("repository", *repository, collection)
+		repo, err := repositoryOf(r.Context(), s.db, "repository", *repository, collection)
 		if err != nil {
 			return meta.Repository{}, 0, err
 		}
-		repo, err := meta.RepositoryByPulpID(r.Context(), s.db, id)
-		if err != nil {
-			return repo, 0, badField("repository", "Invalid hyperlink - Object does not exist.")
-		}
-		return repo, repo.LatestVersion, nil
+		return *repo, repo.LatestVersion, nil
 	}
 	return meta.Repository{}, 0, fieldError{"non_field_errors": {"Either the 'repository' or 'repository_version' need to be specified."}}
 }

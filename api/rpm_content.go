@@ -254,17 +254,18 @@ func (s *Server) renderUnits(ctx context.Context, typ string, cs []meta.Content)
 	case rpm.ModulemdType:
 		// A synced module's packages are the stored packages whose NEVRA its artifacts
 		// list, as Pulp links them at sync; a created one shows the packages it was given.
-		var nevras []string
 		outs := make([]map[string]any, len(cs))
+		arts := make([][]string, len(cs)) // of the modules whose packages are found here
+		var nevras []string
 		for i, c := range cs {
 			outs[i] = renderAttrsUnit(c)
 			if outs[i]["packages"] == nil {
-				arts, _ := outs[i]["artifacts"].([]any)
-				for _, a := range arts {
-					if s, ok := a.(string); ok {
-						nevras = append(nevras, s)
-					}
+				var m struct {
+					Artifacts []string `json:"artifacts"`
 				}
+				json.Unmarshal(c.Attrs, &m)
+				arts[i] = append([]string{}, m.Artifacts...)
+				nevras = append(nevras, m.Artifacts...)
 			}
 		}
 		byNEVRA, err := s.packageHrefsByNEVRA(ctx, nevras)
@@ -272,13 +273,10 @@ func (s *Server) renderUnits(ctx context.Context, typ string, cs []meta.Content)
 			return nil, err
 		}
 		for i, out := range outs {
-			if out["packages"] == nil {
+			if arts[i] != nil {
 				hrefs := []string{}
-				arts, _ := out["artifacts"].([]any)
-				for _, a := range arts {
-					if s, ok := a.(string); ok {
-						hrefs = append(hrefs, byNEVRA[s]...)
-					}
+				for _, a := range arts[i] {
+					hrefs = append(hrefs, byNEVRA[a]...)
 				}
 				out["packages"] = hrefs
 			}
@@ -709,14 +707,7 @@ func (s *Server) rpmCompsUpload(w http.ResponseWriter, r *http.Request) error {
 	}
 	var repo *meta.Repository
 	if err == nil && in.Repository != nil {
-		var id string
-		if id, err = hrefOf("repository", *in.Repository, "repositories/rpm/rpm/"); err == nil {
-			x, rerr := meta.RepositoryByPulpID(r.Context(), s.db, id)
-			if rerr != nil {
-				err = badField("repository", "Invalid hyperlink - Object does not exist.")
-			}
-			repo = &x
-		}
+		repo, err = repositoryOf(r.Context(), s.db, "repository", *in.Repository, "repositories/rpm/rpm/")
 	}
 	if err == nil && in.Replace != nil && *in.Replace && repo == nil {
 		err = badField("replace", "Replacing comps units needs a 'repository'.")

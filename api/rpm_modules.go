@@ -370,12 +370,9 @@ func (s *Server) readRpmModule(r *http.Request, k rpmModuleKind) (RpmModuleArgs,
 	}
 	var repo *meta.Repository
 	if repository != nil {
-		if id, err := hrefOf("repository", *repository, "repositories/rpm/rpm/"); err != nil {
-			c.fail("repository", "%s", err.(fieldError)["repository"][0])
-		} else if x, err := meta.RepositoryByPulpID(r.Context(), s.db, id); err != nil {
-			c.fail("repository", "Invalid hyperlink - Object does not exist.")
-		} else {
-			repo = &x
+		var err error
+		if repo, err = repositoryOf(r.Context(), s.db, "repository", *repository, "repositories/rpm/rpm/"); err != nil {
+			c.fe["repository"] = err.(fieldError)["repository"]
 		}
 	}
 	if len(c.fe) > 0 {
@@ -499,6 +496,6 @@ func (s *Server) runRpmModule(ctx context.Context, r *task.Run, kind string, a R
 		if err != nil {
 			return meta.Content{}, err
 		}
-		return rpm.StoreModuleUnit(ctx, s.db, unit, a.Labels)
+		return rpm.StoreUnit(ctx, s.db, unit, a.Labels)
 	})
 }

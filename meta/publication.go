@@ -126,14 +126,13 @@ func PublishedPaths(ctx context.Context, q Querier, pubID int64, prefix string) 
 // a unit file without an artifact yet (on demand) adds a query for its remote sources.
 func PublishedFileRef(ctx context.Context, q Querier, pubID int64, path string) (FileRef, error) {
 	var caID, contentID, unitCreated *int64
-	var a struct {
+	var a struct { // the artifact's columns, null when the file has none yet
 		id, size, created, updated *int64
 		pulpID, sha256             *string
 	}
 	f := FileRef{RelativePath: path}
 	var art Artifact
-	err := q.QueryRow(ctx, `SELECT pf.content_artifact_id, ca.content_id, c.created,
-		a.id, a.pulp_id, a.size, a.md5, a.sha1, a.sha224, a.sha256, a.sha384, a.sha512, a.created, a.updated
+	err := q.QueryRow(ctx, `SELECT pf.content_artifact_id, ca.content_id, c.created, `+artifactCols+`
 		FROM published_files pf
 		LEFT JOIN content_artifacts ca ON ca.id = pf.content_artifact_id
 		LEFT JOIN contents c ON c.id = ca.content_id
@@ -158,10 +157,10 @@ func PublishedFileRef(ctx context.Context, q Querier, pubID int64, path string) 
 		return FileRef{}, noRows(sql.ErrNoRows, "published file", path)
 	}
 	f.ContentArtifactID, f.ContentID, f.Created = *caID, *contentID, *unitCreated
-	if f.Artifact != nil {
-		return f, nil
+	if f.Artifact == nil {
+		f.Remote, err = RemoteSources(ctx, q, f.ContentArtifactID)
 	}
-	return f, fillFileRef(ctx, q, &f, nil)
+	return f, err
 }
 
 // VersionFileRef resolves a path within a repository version (no publication) to the

@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"slices"
 	"strings"
 
-	"pith/blob"
 	"pith/content"
 	"pith/content/rpm/repodata"
 	"pith/meta"
@@ -46,31 +44,20 @@ func isRepoMetadataFile(typ string) bool {
 	return true
 }
 
-// repoMetadataFile stores a downloaded metadata file, checked against repomd.xml, as a
-// repo metadata file unit of the sync. The file is always stored (Pulp downloads these
+// repoMetadataFile records a stored metadata file, checked against repomd.xml, as a repo
+// metadata file unit of the sync. The file is always stored (Pulp downloads these
 // whatever the policy).
-func (s *syncRun) repoMetadataFile(ctx context.Context, rec *repodata.Record, f *os.File) error {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	dg, err := s.p.store.Put(ctx, f, blob.Expect{Size: rec.Size})
-	if err != nil {
-		return fmt.Errorf("store %s: %w", rec.LocationHref, err)
-	}
+func (s *syncRun) repoMetadataFile(ctx context.Context, rec *repodata.Record, art meta.Artifact) error {
 	attrs, err := json.Marshal(repoMetadataFile{DataType: rec.Type, ChecksumType: rec.ChecksumType, Checksum: rec.Checksum, RelativePath: rec.LocationHref})
 	if err != nil {
 		return err
 	}
+	size := art.Size
+	file := meta.ContentFile{RelativePath: rec.LocationHref, RemoteID: &s.remote.ID, URL: content.JoinURL(s.base, rec.LocationHref),
+		Size: &size, SHA256: art.SHA256, ArtifactID: &art.ID}
 	return s.p.db.Tx(ctx, func(tx *meta.Tx) error {
-		art, _, err := meta.PutArtifact(ctx, tx, content.Artifact(dg))
-		if err != nil {
-			return err
-		}
-		size := dg.Size
-		file := meta.ContentFile{RelativePath: rec.LocationHref, RemoteID: &s.remote.ID, URL: content.JoinURL(s.base, rec.LocationHref),
-			Size: &size, SHA256: dg.SHA256, ArtifactID: &art.ID}
 		c, _, err := meta.PutContent(ctx, tx, meta.Content{Type: RepoMetadataFileType, NaturalKey: rec.Type + " " + rec.Checksum + " " + rec.LocationHref,
-			RepoKey: rec.Type, RelativePath: rec.LocationHref, Digest: dg.SHA256, Attrs: attrs}, []meta.ContentFile{file})
+			RepoKey: rec.Type, RelativePath: rec.LocationHref, Digest: art.SHA256, Attrs: attrs}, []meta.ContentFile{file})
 		if err != nil {
 			return err
 		}

@@ -60,21 +60,33 @@ func checkMirrorablePackage(pkg *repodata.Package, primary string) error {
 	return nil
 }
 
-// keep stores a staged file, from its start, as an artifact published at href.
-func (s *syncRun) keep(ctx context.Context, f io.ReadSeeker, href string) error {
+// store puts a staged file, from its start, in the blob store as an artifact; name is
+// what errors call it.
+func (s *syncRun) store(ctx context.Context, f io.ReadSeeker, name string) (meta.Artifact, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
+		return meta.Artifact{}, err
 	}
 	dg, err := s.p.store.Put(ctx, f, blob.Expect{Size: -1})
 	if err != nil {
-		return fmt.Errorf("store %s: %w", href, err)
+		return meta.Artifact{}, fmt.Errorf("store %s: %w", name, err)
 	}
 	art, _, err := meta.PutArtifact(ctx, s.p.db, content.Artifact(dg))
+	return art, err
+}
+
+// keep stores a staged file and publishes it at href in the mirror's publication.
+func (s *syncRun) keep(ctx context.Context, f io.ReadSeeker, href string) error {
+	art, err := s.store(ctx, f, href)
 	if err != nil {
 		return err
 	}
-	s.mirror.files = append(s.mirror.files, meta.PublishedFile{RelativePath: href, ArtifactID: &art.ID})
+	s.mirror.add(href, art)
 	return nil
+}
+
+// add publishes a stored artifact at href.
+func (m *mirror) add(href string, art meta.Artifact) {
+	m.files = append(m.files, meta.PublishedFile{RelativePath: href, ArtifactID: &art.ID})
 }
 
 // optional fetches a file upstream may not have: nil, nil when it answers 403 or 404.

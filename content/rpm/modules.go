@@ -1,7 +1,6 @@
 package rpm
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -60,25 +59,4 @@ func DocumentUnit(doc modulemd.Document) (meta.Content, error) {
 		return ModulemdObsoleteUnit(doc.Obsolete)
 	}
 	return meta.Content{}, fmt.Errorf("%q documents are not stored", doc.Type)
-}
-
-// StoreModuleUnit records a modular unit built by one of the functions above, or finds
-// the existing unit with its natural key (which keeps its attrs); labels, when given,
-// are set on the unit either way.
-func StoreModuleUnit(ctx context.Context, db *meta.DB, unit meta.Content, labels meta.Labels) (meta.Content, error) {
-	var c meta.Content
-	err := db.Tx(ctx, func(tx *meta.Tx) error {
-		var err error
-		if c, _, err = meta.PutContent(ctx, tx, unit, nil); err != nil {
-			return err
-		}
-		if len(labels) > 0 {
-			if err := meta.UpdateContentLabels(ctx, tx, c.ID, labels); err != nil {
-				return err
-			}
-			c.Labels = labels
-		}
-		return nil
-	})
-	return c, err
 }

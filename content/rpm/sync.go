@@ -107,31 +107,16 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 		pm.Finish(err)
 		return err
 	}
-	parsed := []string{"primary", "filelists", "other", "updateinfo", "group", "group_gz", "modules"}
 	for _, rec := range md.Records {
 		read := slices.Contains(parsed, rec.Type) && !(rec.Type == "group_gz" && md.Record("group") != nil)
 		custom := isRepoMetadataFile(rec.Type)
 		if !read && !custom && s.mirror == nil {
 			continue
 		}
-		f, err := fetchRecord(ctx, d, s.base, &rec)
+		f, err := s.metadataRecord(ctx, &rec, custom)
 		if err != nil {
 			pm.Finish(err)
 			return err
-		}
-		if s.mirror != nil {
-			if err := s.keep(ctx, f, rec.LocationHref); err != nil {
-				f.Close()
-				pm.Finish(err)
-				return err
-			}
-		}
-		if custom {
-			if err := s.repoMetadataFile(ctx, &rec, f); err != nil {
-				f.Close()
-				pm.Finish(err)
-				return err
-			}
 		}
 		if !read {
 			f.Close()
@@ -209,6 +194,31 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 		p.invalidate()
 	}
 	return nil
+}
+
+// parsed are the metadata types the sync reads (group_gz only without group).
+var parsed = []string{"primary", "filelists", "other", "updateinfo", "group", "group_gz", "modules"}
+
+// metadataRecord downloads a file repomd.xml lists, checked against its record. A mirror
+// keeps it, and a type pith does not parse (custom) becomes a repo metadata file; the
+// file is stored once for both.
+func (s *syncRun) metadataRecord(ctx context.Context, rec *repodata.Record, custom bool) (*os.File, error) {
+	f, err := fetchRecord(ctx, s.d, s.base, rec)
+	if err != nil || (s.mirror == nil && !custom) {
+		return f, err
+	}
+	art, err := s.store(ctx, f, rec.LocationHref)
+	if err == nil && s.mirror != nil {
+		s.mirror.add(rec.LocationHref, art)
+	}
+	if err == nil && custom {
+		err = s.repoMetadataFile(ctx, rec, art)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 func equalState(a, b syncState) bool {

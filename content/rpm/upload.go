@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -118,22 +119,23 @@ var CompsTypes = []string{GroupType, CategoryType, EnvironmentType, LangpacksTyp
 // ReadAdvisory reads a stored advisory upload (JSON, as Pulp takes it); name is what
 // errors call it.
 func ReadAdvisory(ctx context.Context, store *blob.Store, art meta.Artifact, name string) (*updateinfo.Update, error) {
-	r, err := store.Open(ctx, art.SHA256)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return updateinfo.ParseJSON(r, name)
+	return readStored(ctx, store, art, func(r io.Reader) (*updateinfo.Update, error) { return updateinfo.ParseJSON(r, name) })
 }
 
 // ReadComps reads a stored comps.xml upload; name is what errors call it.
 func ReadComps(ctx context.Context, store *blob.Store, art meta.Artifact, name string) (*comps.Comps, error) {
+	return readStored(ctx, store, art, func(r io.Reader) (*comps.Comps, error) { return comps.Parse(r, name) })
+}
+
+// readStored parses a stored artifact.
+func readStored[T any](ctx context.Context, store *blob.Store, art meta.Artifact, parse func(io.Reader) (T, error)) (T, error) {
 	r, err := store.Open(ctx, art.SHA256)
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
 	defer r.Close()
-	return comps.Parse(r, name)
+	return parse(r)
 }
 
 // StoreAdvisory records an uploaded advisory as a unit (or finds the unit it already
@@ -143,14 +145,24 @@ func StoreAdvisory(ctx context.Context, db *meta.DB, u *updateinfo.Update, label
 	if err != nil {
 		return unit, err
 	}
+	return StoreUnit(ctx, db, unit, labels)
+}
+
+// StoreUnit records a unit without files built as sync builds it (advisories, modular
+// documents), or finds the existing unit with its natural key, which keeps its attrs;
+// labels, when given, are set on the unit either way.
+func StoreUnit(ctx context.Context, db *meta.DB, unit meta.Content, labels meta.Labels) (meta.Content, error) {
 	var c meta.Content
-	err = db.Tx(ctx, func(tx *meta.Tx) error {
+	err := db.Tx(ctx, func(tx *meta.Tx) error {
 		var err error
 		if c, _, err = meta.PutContent(ctx, tx, unit, nil); err != nil {
 			return err
 		}
 		if len(labels) > 0 {
-			return meta.UpdateContentLabels(ctx, tx, c.ID, labels)
+			if err := meta.UpdateContentLabels(ctx, tx, c.ID, labels); err != nil {
+				return err
+			}
+			c.Labels = labels
 		}
 		return nil
 	})

@@ -87,6 +87,8 @@ func (s *Server) versionList(perRepo bool) func(w http.ResponseWriter, r *http.R
 				return err
 			}
 			q.list.And("v.repository_id = ?", repo.ID)
+		} else {
+			q.list.And("r.sub_of IS NULL") // a distribution tree's sub-repositories are not listed
 		}
 		vs, total, err := meta.ListVersions(r.Context(), s.db, q.list)
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"pith/internal/testpg"
 	"pith/internal/testredis"
 	"pith/internal/tests3"
+	"pith/internal/testtree"
 )
 
 const adminPassword = "e2e-secret"
@@ -248,6 +249,7 @@ func fixtures(t *testing.T) string {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir(dir)))
+	mux.Handle("/tree/", testtree.Handler(dir, "/tree/"))
 	// /slow/ is a mirror that never finishes sending its one file, to test cancel.
 	mux.HandleFunc("/slow/PULP_MANIFEST", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "slow.bin,%s,%d\n", strings.Repeat("0", 64), 1<<30)

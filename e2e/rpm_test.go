@@ -159,6 +159,33 @@ func TestRpmWorkflow(t *testing.T) {
 			if out, err := dnf(t, mroot, s.content+"/pulp/content/complete/", "install", "kangaroo"); err != nil {
 				t.Errorf("dnf install kangaroo from the mirror: %v\n%s", err, out)
 			}
+			// A kickstart tree whose variants live elsewhere (internal/testtree): each is a
+			// sub-repository, not listed, published under its id beside the main repository;
+			// dnf installs from one.
+			c.run("rpm", "remote", "create", "--name", "tree", "--url", fx+"/tree/", "--policy", "on_demand")
+			c.run("rpm", "repository", "create", "--name", "tree", "--remote", "tree")
+			c.run("rpm", "repository", "sync", "--name", "tree")
+			var repos []entity
+			c.json(&repos, "repository", "list", "--limit", "1000")
+			for _, r := range repos {
+				if strings.HasPrefix(r.str("name"), "Savanna-") || strings.HasPrefix(r.str("name"), "Edge-") {
+					t.Errorf("sub-repository %s is listed", r.str("name"))
+				}
+			}
+			c.run("rpm", "publication", "create", "--repository", "tree")
+			c.run("rpm", "distribution", "create", "--name", "tree", "--base-path", "tree", "--repository", "tree")
+			treeURL := s.content + "/pulp/content/tree/"
+			if code, ti := get(t, treeURL+".treeinfo"); code != 200 || !strings.Contains(string(ti), "repository = Savanna\n") {
+				t.Errorf(".treeinfo: %d\n%s", code, ti)
+			}
+			troot := filepath.Join(t.TempDir(), "troot")
+			os.MkdirAll(troot, 0o755)
+			if out, err := dnf(t, troot, treeURL+"Savanna/", "install", "kangaroo-0.2"); err != nil {
+				t.Errorf("dnf install kangaroo-0.2 from the tree's Savanna variant: %v\n%s", err, out)
+			} else if out, _ := dnf(t, troot, treeURL+"Savanna/", "list", "--installed"); !strings.Contains(out, "0.2-1") {
+				t.Errorf("kangaroo-0.2 is not installed:\n%s", out)
+			}
+
 			// Uploads: signed packages keep their signatures (the bytes served are the bytes
 			// uploaded), a chunked upload works, and a file that is not an rpm is refused.
 			// The signed packages share one NEVRA, so each gets a repository of its own.

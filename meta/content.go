@@ -62,7 +62,7 @@ func PutContent(ctx context.Context, q Querier, c Content, files []ContentFile) 
 		return Content{}, false, fmt.Errorf("insert %s content %s: %w", c.Type, c.NaturalKey, err)
 	}
 	n, _ := res.RowsAffected()
-	got, err := scanContent(q.QueryRow(ctx, "SELECT "+contentCols+" FROM contents c WHERE c.type = ? AND c.natural_key = ?", c.Type, c.NaturalKey))
+	got, err := ContentByKey(ctx, q, c.Type, c.NaturalKey)
 	if err != nil {
 		return Content{}, false, fmt.Errorf("read %s content %s: %w", c.Type, c.NaturalKey, err)
 	}
@@ -91,6 +91,12 @@ func PutContent(ctx context.Context, q Querier, c Content, files []ContentFile) 
 		}
 	}
 	return got, n > 0, nil
+}
+
+// ContentByKey finds a unit by its type and natural key.
+func ContentByKey(ctx context.Context, q Querier, typ, key string) (Content, error) {
+	c, err := scanContent(q.QueryRow(ctx, "SELECT "+contentCols+" FROM contents c WHERE c.type = ? AND c.natural_key = ?", typ, key))
+	return c, noRows(err, typ, key)
 }
 
 // ContentByPulpID finds a unit by its href UUID.
@@ -211,15 +217,36 @@ func SetContentArtifact(ctx context.Context, q Querier, contentArtifactID, artif
 // of deleted artifacts so the caller can delete their blobs after commit. Restricting
 // to contentIDs (when non-nil) limits which units are considered.
 func DeleteOrphans(ctx context.Context, q Querier, protectedSince int64, contentIDs []int64) (units int64, digests []string, err error) {
-	cond := `NOT EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = contents.id) AND timestamp_of_interest < ?`
+	cond := `NOT EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = contents.id) AND contents.timestamp_of_interest < ?`
 	args := []any{protectedSince}
 	if contentIDs != nil {
 		if len(contentIDs) == 0 {
 			cond += " AND 1 = 0"
 		} else {
 			in, a := inList(contentIDs)
-			cond += " AND id IN " + in
+			cond += " AND contents.id IN " + in
 			args = append(args, a...)
+		}
+	}
+	// A unit's sub-repositories (a distribution tree's variants) go with it, and their
+	// units become orphans with it.
+	subs, err := q.Query(ctx, `SELECT r.id FROM repositories r JOIN contents ON contents.id = r.sub_of WHERE `+cond, args...)
+	if err != nil {
+		return 0, nil, fmt.Errorf("find sub-repositories of orphans: %w", err)
+	}
+	var repos []int64
+	for subs.Next() {
+		var id int64
+		if err := subs.Scan(&id); err != nil {
+			subs.Close()
+			return 0, nil, err
+		}
+		repos = append(repos, id)
+	}
+	subs.Close()
+	for _, id := range repos {
+		if err := DeleteRepository(ctx, q, id); err != nil {
+			return 0, nil, err
 		}
 	}
 	res, err := q.Exec(ctx, `DELETE FROM contents WHERE `+cond, args...)

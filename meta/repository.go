@@ -78,10 +78,61 @@ func RepositoryByPulpID(ctx context.Context, q Querier, id string) (Repository, 
 	return r, noRows(err, "repository", id)
 }
 
-// ListRepositories selects a page of repositories (alias r).
+// ListRepositories selects a page of repositories (alias r); sub-repositories are not
+// listed.
 func ListRepositories(ctx context.Context, q Querier, l List) ([]Repository, int64, error) {
+	l.And("r.sub_of IS NULL")
 	return Page(ctx, q, repoCols, "repositories r", "r.name", l, func(rs *sql.Rows) (Repository, error) { return scanRepo(rs) })
 }
+
+// SubRepository returns the sub-repository of unit owner at path (a distribution tree's
+// variant in another directory), creating it, hidden and named name, when there is none.
+func SubRepository(ctx context.Context, q Querier, owner int64, path, typ, name string) (Repository, error) {
+	now := Now()
+	if _, err := q.Exec(ctx, `INSERT INTO repositories (pulp_id, type, name, next_version, sub_of, sub_path, created, updated)
+		VALUES (?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT (sub_of, sub_path) DO NOTHING`, NewID(), typ, name, owner, path, now, now); err != nil {
+		if IsUniqueViolation(err) {
+			return Repository{}, fmt.Errorf("sub-repository %s: a repository named %q exists: %w", path, name, ErrConflict)
+		}
+		return Repository{}, fmt.Errorf("insert sub-repository %s: %w", path, err)
+	}
+	var id int64
+	if err := q.QueryRow(ctx, `SELECT id FROM repositories WHERE sub_of = ? AND sub_path = ?`, owner, path).Scan(&id); err != nil {
+		return Repository{}, fmt.Errorf("sub-repository %s: %w", path, err)
+	}
+	if _, err := q.Exec(ctx, `INSERT INTO repository_versions (pulp_id, repository_id, number, summary, created, updated)
+		VALUES (?, ?, 0, '{}', ?, ?) ON CONFLICT (repository_id, number) DO NOTHING`, NewID(), id, now, now); err != nil {
+		return Repository{}, fmt.Errorf("insert version 0 of sub-repository %s: %w", path, err)
+	}
+	return RepositoryByID(ctx, q, id)
+}
+
+// SubRepositories returns the sub-repositories of unit owner by their paths.
+func SubRepositories(ctx context.Context, q Querier, owner int64) (map[string]Repository, error) {
+	rows, err := q.Query(ctx, `SELECT r.sub_path, `+repoCols+` FROM repositories r WHERE r.sub_of = ?`, owner)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]Repository{}
+	for rows.Next() {
+		var path string
+		r, err := scanRepo(scanPrefix{rows, &path})
+		if err != nil {
+			return nil, err
+		}
+		out[path] = r
+	}
+	return out, rows.Err()
+}
+
+// scanPrefix scans leading columns into dst before the ones scan asks for.
+type scanPrefix struct {
+	r   interface{ Scan(...any) error }
+	dst *string
+}
+
+func (s scanPrefix) Scan(dest ...any) error { return s.r.Scan(append([]any{s.dst}, dest...)...) }
 
 // UpdateRepository writes the mutable fields of a repository.
 func UpdateRepository(ctx context.Context, q Querier, r Repository) error {

@@ -68,11 +68,13 @@ type Change struct {
 
 // NewVersion writes a new version of a repository from the latest one and the change, in
 // the caller's transaction. It returns created=false and the latest version when the
-// change alters nothing (no empty versions are made). The caller holds the repository's
-// exclusive task lock, so version numbers cannot race.
+// change alters nothing (no empty versions are made). The caller usually holds the
+// repository's exclusive task lock; the repository's row is locked for the transaction
+// besides (the sub-repositories of a distribution tree are shared by the repositories
+// that hold it), so version numbers cannot race.
 func NewVersion(ctx context.Context, tx *Tx, repoID int64, ch Change) (Version, bool, error) {
 	var next int64
-	if err := tx.QueryRow(ctx, `SELECT next_version FROM repositories WHERE id = ?`, repoID).Scan(&next); err != nil {
+	if err := tx.QueryRow(ctx, `UPDATE repositories SET next_version = next_version WHERE id = ? RETURNING next_version`, repoID).Scan(&next); err != nil {
 		return Version{}, false, noRows(err, "repository", fmt.Sprint(repoID))
 	}
 	n := next

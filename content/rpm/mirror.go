@@ -34,7 +34,18 @@ var unmirrorable = []string{"prestodelta", "deltainfo"}
 type mirror struct {
 	files     []meta.PublishedFile // metadata files, stored as artifacts
 	locations map[int64][]string   // package unit → where upstream serves it
+	subs      []subMirror          // the distribution tree's sub-repositories
 }
+
+// subMirror is a sub-repository's mirror, published under its path in the tree.
+type subMirror struct {
+	path    string
+	repoID  int64
+	version int64
+	m       *mirror
+}
+
+func newMirror() *mirror { return &mirror{locations: map[int64][]string{}} }
 
 // checkMirrorable refuses a repomd.xml whose records can't be republished as they are.
 func checkMirrorable(md *repodata.Repomd) error {
@@ -159,53 +170,20 @@ func (s *syncRun) extraFiles(ctx context.Context, f *os.File) error {
 }
 
 // mirrorPublication publishes version n of repo as upstream has it: the kept metadata
-// (repo metadata files among it), each package at its upstream location, and the
-// distribution tree's files at theirs.
+// (repo metadata files among it), each package at its upstream location, the
+// distribution tree's files at theirs, and its sub-repositories under their paths.
 func (p *Plugin) mirrorPublication(ctx context.Context, repo meta.Repository, n int64, m *mirror) (meta.Publication, error) {
-	files := slices.Clone(m.files)
-	rows, err := p.db.Query(ctx, `SELECT c.id, c.type, ca.id, ca.relative_path FROM contents c
-		JOIN content_artifacts ca ON ca.content_id = c.id
-		WHERE c.type <> ? AND `+inVersion+` ORDER BY c.id`, RepoMetadataFileType, repo.ID, n, n)
+	served := map[string]bool{}
+	files, err := p.mirrorFiles(ctx, repo.ID, n, m, "", served)
 	if err != nil {
 		return meta.Publication{}, err
 	}
-	defer rows.Close()
-	served := map[string]bool{}
-	for _, f := range files {
-		served[f.RelativePath] = true
-	}
-	add := func(rel string, caID int64) error {
-		if served[rel] {
-			return fmt.Errorf("version %d: two files would be served at %s", n, rel)
+	for _, sm := range m.subs {
+		sub, err := p.mirrorFiles(ctx, sm.repoID, sm.version, sm.m, sm.path+"/", served)
+		if err != nil {
+			return meta.Publication{}, fmt.Errorf("%s: %w", sm.path, err)
 		}
-		served[rel] = true
-		files = append(files, meta.PublishedFile{RelativePath: rel, ContentArtifactID: &caID})
-		return nil
-	}
-	for rows.Next() {
-		var cID, caID int64
-		var typ, rel string
-		if err := rows.Scan(&cID, &typ, &caID, &rel); err != nil {
-			return meta.Publication{}, err
-		}
-		if typ != PackageType {
-			if err := add(rel, caID); err != nil {
-				return meta.Publication{}, err
-			}
-			continue
-		}
-		locs := m.locations[cID]
-		if len(locs) == 0 {
-			return meta.Publication{}, fmt.Errorf("package %s of version %d is not in the mirrored metadata", rel, n)
-		}
-		for _, loc := range locs {
-			if err := add(loc, caID); err != nil {
-				return meta.Publication{}, err
-			}
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return meta.Publication{}, err
+		files = append(files, sub...)
 	}
 	// The checksum type of mirrored metadata is whatever upstream chose: "unknown", as
 	// Pulp says.
@@ -217,4 +195,56 @@ func (p *Plugin) mirrorPublication(ctx context.Context, repo meta.Repository, n 
 		return err
 	})
 	return pub, err
+}
+
+// mirrorFiles lists what the mirror of version n of a repository serves, each path
+// under prefix; served holds the paths taken so far, and two files at one path are an
+// error.
+func (p *Plugin) mirrorFiles(ctx context.Context, repoID, n int64, m *mirror, prefix string, served map[string]bool) ([]meta.PublishedFile, error) {
+	var files []meta.PublishedFile
+	add := func(rel string, f meta.PublishedFile) error {
+		rel = prefix + rel
+		if served[rel] {
+			return fmt.Errorf("version %d: two files would be served at %s", n, rel)
+		}
+		served[rel] = true
+		f.RelativePath = rel
+		files = append(files, f)
+		return nil
+	}
+	for _, f := range m.files {
+		if err := add(f.RelativePath, f); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := p.db.Query(ctx, `SELECT c.id, c.type, ca.id, ca.relative_path FROM contents c
+		JOIN content_artifacts ca ON ca.content_id = c.id
+		WHERE c.type <> ? AND `+inVersion+` ORDER BY c.id`, RepoMetadataFileType, repoID, n, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var cID, caID int64
+		var typ, rel string
+		if err := rows.Scan(&cID, &typ, &caID, &rel); err != nil {
+			return nil, err
+		}
+		if typ != PackageType {
+			if err := add(rel, meta.PublishedFile{ContentArtifactID: &caID}); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		locs := m.locations[cID]
+		if len(locs) == 0 {
+			return nil, fmt.Errorf("package %s of version %d is not in the mirrored metadata", rel, n)
+		}
+		for _, loc := range locs {
+			if err := add(loc, meta.PublishedFile{ContentArtifactID: &caID}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return files, rows.Err()
 }

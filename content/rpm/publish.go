@@ -75,7 +75,8 @@ func packagePath(layout, location string) string {
 
 // Publish writes a yum repository for version a.Version of repo: the packages at the
 // paths of the layout, repodata assembled from the fragments stored at import, and
-// repomd.xml last. Nothing is served until the publication row exists.
+// repomd.xml last; then the distribution tree with a repository of the same shape for
+// each of its sub-repositories. Nothing is served until the publication row exists.
 func (p *Plugin) Publish(ctx context.Context, r *task.Run, repo meta.Repository, a PublishArgs) (meta.Publication, error) {
 	if a.ChecksumType == "" {
 		a.ChecksumType = "sha256"
@@ -92,46 +93,21 @@ func (p *Plugin) Publish(ctx context.Context, r *task.Run, repo meta.Repository,
 	if a.SigningService != "" && (p.signer == nil || p.signerID != a.SigningService) {
 		return meta.Publication{}, fmt.Errorf("signing service %s: this worker holds no key for it (give every worker the same --metadata-signing-key)", a.SigningService)
 	}
-	pw := &pubWriter{p: p, ctx: ctx, a: a}
-	var files []meta.PublishedFile
 	prog := r.Progress("publish.generating_metadata", "Generating repository metadata", -1)
-	pkgFiles, err := pw.packages(repo.ID, a.Version)
+	pw := &pubWriter{p: p, ctx: ctx, a: a}
+	files, err := pw.repository(repo.ID, a.Version)
+	if err == nil {
+		var tree []meta.PublishedFile
+		tree, err = pw.tree(repo.ID, a.Version)
+		files = append(files, tree...)
+	}
+	if err == nil {
+		err = uniquePaths(files)
+	}
+	prog.Finish(err)
 	if err != nil {
-		prog.Finish(err)
 		return meta.Publication{}, err
 	}
-	files = append(files, pkgFiles...)
-	for _, step := range []func(int64, int64) error{pw.advisories, pw.comps, pw.modules, pw.tree, pw.metadataFiles} {
-		if err := step(repo.ID, a.Version); err != nil {
-			prog.Finish(err)
-			return meta.Publication{}, err
-		}
-	}
-	md := repodata.Repomd{Revision: strconv.FormatInt(time.Now().Unix(), 10), Records: pw.records}
-	repomd := md.Bytes()
-	art, err := pw.put(bytes.NewReader(repomd))
-	if err != nil {
-		prog.Finish(err)
-		return meta.Publication{}, err
-	}
-	pw.files = append(pw.files, meta.PublishedFile{RelativePath: "repodata/repomd.xml", ArtifactID: &art.ID})
-	if a.SigningService != "" {
-		sig, err := p.signer.Detach(bytes.NewReader(repomd))
-		if err != nil {
-			prog.Finish(err)
-			return meta.Publication{}, fmt.Errorf("sign repomd.xml: %w", err)
-		}
-		for name, b := range map[string][]byte{"repodata/repomd.xml.asc": sig, "repodata/repomd.xml.key": []byte(p.signer.PublicKey())} {
-			art, err := pw.put(bytes.NewReader(b))
-			if err != nil {
-				prog.Finish(err)
-				return meta.Publication{}, err
-			}
-			pw.files = append(pw.files, meta.PublishedFile{RelativePath: name, ArtifactID: &art.ID})
-		}
-	}
-	files = append(files, pw.files...)
-	prog.Finish(nil)
 
 	attrs, _ := json.Marshal(PubAttrs{ChecksumType: a.ChecksumType, CompressionType: a.Compression, Layout: a.Layout})
 	var pub meta.Publication
@@ -145,6 +121,54 @@ func (p *Plugin) Publish(ctx context.Context, r *task.Run, repo meta.Repository,
 	}
 	p.invalidate()
 	return pub, nil
+}
+
+// repository writes the yum repository of version n of a repository: each package at
+// its path in the layout, the repodata, and repomd.xml last (signed when asked).
+func (w *pubWriter) repository(repoID, n int64) ([]meta.PublishedFile, error) {
+	files, err := w.packages(repoID, n)
+	if err != nil {
+		return nil, err
+	}
+	for _, step := range []func(int64, int64) error{w.advisories, w.comps, w.modules, w.metadataFiles} {
+		if err := step(repoID, n); err != nil {
+			return nil, err
+		}
+	}
+	md := repodata.Repomd{Revision: strconv.FormatInt(time.Now().Unix(), 10), Records: w.records}
+	repomd := md.Bytes()
+	art, err := w.put(bytes.NewReader(repomd))
+	if err != nil {
+		return nil, err
+	}
+	w.files = append(w.files, meta.PublishedFile{RelativePath: "repodata/repomd.xml", ArtifactID: &art.ID})
+	if w.a.SigningService != "" {
+		sig, err := w.p.signer.Detach(bytes.NewReader(repomd))
+		if err != nil {
+			return nil, fmt.Errorf("sign repomd.xml: %w", err)
+		}
+		for name, b := range map[string][]byte{"repodata/repomd.xml.asc": sig, "repodata/repomd.xml.key": []byte(w.p.signer.PublicKey())} {
+			art, err := w.put(bytes.NewReader(b))
+			if err != nil {
+				return nil, err
+			}
+			w.files = append(w.files, meta.PublishedFile{RelativePath: name, ArtifactID: &art.ID})
+		}
+	}
+	return append(files, w.files...), nil
+}
+
+// uniquePaths refuses a publication that would serve two files at one path (a
+// sub-repository's directory that is also a file of the tree, say).
+func uniquePaths(files []meta.PublishedFile) error {
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		if seen[f.RelativePath] {
+			return fmt.Errorf("two files would be published at %s", f.RelativePath)
+		}
+		seen[f.RelativePath] = true
+	}
+	return nil
 }
 
 // pubWriter stores a publication's metadata files as they are written.

@@ -83,4 +83,6 @@ type syncState struct {
 	SyncPolicy   string   `json:"sync_policy"`
 	SkipTypes    []string `json:"skip_types,omitempty"`
 	Version      int64    `json:"version"`
+	// TreeinfoSHA256 is the distribution tree's .treeinfo, "" without one.
+	TreeinfoSHA256 string `json:"treeinfo_sha256,omitempty"`
 }

@@ -31,11 +31,15 @@ type syncRun struct {
 	d       *download.Downloader
 	remote  meta.Remote
 	base    string // repository URL ending in "/"
+	url     string // what the sync state records as the upstream: the remote's URL, or a sub-repository's
 	args    SyncArgs
 	units   []int64         // every unit of the upstream repository
 	fetch   []*pkgToFetch   // immediate: packages without a stored artifact
 	modular map[string]bool // NEVRAs the repository's modules list
 	mirror  *mirror         // mirror_complete: what the publication republishes
+	// treeSHA256 is the sha256 of the distribution tree's .treeinfo (the main
+	// repository's sync only), part of the state optimize compares.
+	treeSHA256 string
 }
 
 type pkgToFetch struct {
@@ -63,123 +67,31 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 		return err
 	}
 	defer d.CloseIdleConnections()
-	s := &syncRun{p: p, r: r, d: d, remote: remote, base: strings.TrimSuffix(remote.URL, "/") + "/", args: a}
-
-	// 1. repomd.xml, and whether anything changed since the last sync.
-	pm := r.Progress("sync.downloading.metadata", "Downloading Metadata Files", 1)
-	rf, repomdSHA, err := fetchTemp(ctx, d, s.base+"repodata/repomd.xml", "sha256", download.Expect{Size: -1})
-	if err != nil {
-		pm.Finish(err)
-		return fmt.Errorf("repodata/repomd.xml: %w", err)
-	}
-	md, err := repodata.ParseRepomd(rf, "repodata/repomd.xml")
-	if err == nil && a.SyncPolicy == MirrorComplete {
-		s.mirror = &mirror{locations: map[int64][]string{}}
-		if err = checkMirrorable(md); err == nil {
-			err = s.keep(ctx, rf, "repodata/repomd.xml")
-		}
-	}
-	rf.Close()
-	if err != nil {
-		pm.Finish(err)
-		return err
-	}
-	var attrs repoAttrs
-	json.Unmarshal(repo.Attrs, &attrs)
-	state := syncState{RepomdSHA256: repomdSHA, URL: remote.URL, Policy: remote.Policy, SyncPolicy: a.SyncPolicy, SkipTypes: a.SkipTypes, Version: repo.LatestVersion}
-	// A mirror is never skipped: its publication is made by the sync (as in Pulp).
-	if a.Optimize && a.SyncPolicy != MirrorComplete && attrs.LastSync != nil && equalState(*attrs.LastSync, state) {
-		pm.Finish(nil)
-		r.Progress("sync.skipped", "Skipping sync: repomd.xml and the settings have not changed since the last sync", 0).Finish(nil)
-		return nil
+	s := &syncRun{p: p, r: r, d: d, remote: remote, base: strings.TrimSuffix(remote.URL, "/") + "/", url: remote.URL, args: a}
+	if a.SyncPolicy == MirrorComplete {
+		s.mirror = newMirror()
 	}
 
-	// 2. Every metadata file the sync reads, checked against repomd.xml first; a mirror
-	// keeps every file repomd.xml lists, as it is.
-	files := map[string]*os.File{}
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
-	if md.Record("primary") == nil {
-		err := errors.New("repodata/repomd.xml: no primary metadata listed")
-		pm.Finish(err)
-		return err
-	}
-	for _, rec := range md.Records {
-		read := slices.Contains(parsed, rec.Type) && !(rec.Type == "group_gz" && md.Record("group") != nil)
-		custom := isRepoMetadataFile(rec.Type)
-		if !read && !custom && s.mirror == nil {
-			continue
-		}
-		f, err := s.metadataRecord(ctx, &rec, custom)
-		if err != nil {
-			pm.Finish(err)
-			return err
-		}
-		if !read {
-			f.Close()
-			continue
-		}
-		files[rec.Type] = f
-	}
-	if s.mirror != nil {
-		if err := s.mirrorExtras(ctx); err != nil {
-			pm.Finish(err)
+	// The distribution tree first: its variants and addons in other directories are
+	// repositories of their own (sub-repositories), synced before this one, as in Pulp.
+	var tree *syncedTree
+	if !slices.Contains(a.SkipTypes, "treeinfo") {
+		if tree, err = s.tree(ctx); err != nil {
 			return err
 		}
 	}
-	pm.Add(1)
-	pm.Finish(nil)
-
-	// 3. Modules first (their artifacts mark packages modular), then packages and the
-	// other units.
-	if f := files["modules"]; f != nil {
-		if err := s.modules(ctx, md.Record("modules").LocationHref, f); err != nil {
-			return err
-		}
-	}
-	if err := s.packages(ctx, md, files); err != nil {
-		return err
-	}
-	if f := files["updateinfo"]; f != nil {
-		if err := s.advisories(ctx, md.Record("updateinfo").LocationHref, f); err != nil {
-			return err
-		}
-	}
-	for _, typ := range []string{"group", "group_gz"} {
-		if f := files[typ]; f != nil {
-			if err := s.comps(ctx, md.Record(typ).LocationHref, f); err != nil {
+	if tree != nil {
+		for _, ref := range tree.subs {
+			if err := s.syncSub(ctx, tree, ref); err != nil {
 				return err
 			}
 		}
+		s.units = append(s.units, tree.unit.ID)
+		s.treeSHA256 = tree.sum
 	}
-	if !slices.Contains(a.SkipTypes, "treeinfo") {
-		if err := s.tree(ctx); err != nil {
-			return err
-		}
-	}
-	if remote.Policy == "immediate" {
-		if err := s.download(ctx); err != nil {
-			return err
-		}
-	}
-
-	// 4. The new version, and what it was made from.
-	var v meta.Version
-	var created bool
-	err = p.db.Tx(ctx, func(tx *meta.Tx) error {
-		var err error
-		v, created, err = meta.NewVersion(ctx, tx, repo.ID, meta.Change{RemoveAll: a.SyncPolicy != Additive, Add: s.units})
-		if err != nil {
-			return err
-		}
-		state.Version = v.Number
-		return meta.SetRepositoryAttr(ctx, tx, repo.ID, "last_sync", state)
-	})
-	if err != nil {
-		return fmt.Errorf("save sync of repository %q: %w", repo.Name, err)
+	v, created, err := s.sync(ctx, repo)
+	if err != nil || v == nil {
+		return err
 	}
 	if created {
 		r.Created(fmt.Sprintf("/pulp/api/v3/repositories/rpm/rpm/%s/versions/%d/", repo.PulpID, v.Number))
@@ -194,6 +106,127 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 		p.invalidate()
 	}
 	return nil
+}
+
+// sync brings repo to the upstream repository at s.base: repomd.xml, then every
+// metadata file it lists, then a new version of what they name. It returns nil when
+// optimize found nothing changed, else the new version (or the latest, when the sync
+// changed nothing; created is false then).
+func (s *syncRun) sync(ctx context.Context, repo meta.Repository) (*meta.Version, bool, error) {
+	a, d := s.args, s.d
+
+	// 1. repomd.xml, and whether anything changed since the last sync.
+	pm := s.r.Progress("sync.downloading.metadata", "Downloading Metadata Files", 1)
+	rf, repomdSHA, err := fetchTemp(ctx, d, s.base+"repodata/repomd.xml", "sha256", download.Expect{Size: -1})
+	if err != nil {
+		pm.Finish(err)
+		return nil, false, fmt.Errorf("repodata/repomd.xml: %w", err)
+	}
+	md, err := repodata.ParseRepomd(rf, "repodata/repomd.xml")
+	if err == nil && s.mirror != nil {
+		if err = checkMirrorable(md); err == nil {
+			err = s.keep(ctx, rf, "repodata/repomd.xml")
+		}
+	}
+	rf.Close()
+	if err != nil {
+		pm.Finish(err)
+		return nil, false, err
+	}
+	var attrs repoAttrs
+	json.Unmarshal(repo.Attrs, &attrs)
+	state := syncState{RepomdSHA256: repomdSHA, URL: s.url, Policy: s.remote.Policy, SyncPolicy: a.SyncPolicy, SkipTypes: a.SkipTypes,
+		Version: repo.LatestVersion, TreeinfoSHA256: s.treeSHA256}
+	// A mirror is never skipped: its publication is made by the sync (as in Pulp).
+	if a.Optimize && s.mirror == nil && attrs.LastSync != nil && equalState(*attrs.LastSync, state) {
+		pm.Finish(nil)
+		s.r.Progress("sync.skipped", "Skipping sync: repomd.xml and the settings have not changed since the last sync", 0).Finish(nil)
+		return nil, false, nil
+	}
+
+	// 2. Every metadata file the sync reads, checked against repomd.xml first; a mirror
+	// keeps every file repomd.xml lists, as it is.
+	files := map[string]*os.File{}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	if md.Record("primary") == nil {
+		err := errors.New("repodata/repomd.xml: no primary metadata listed")
+		pm.Finish(err)
+		return nil, false, err
+	}
+	for _, rec := range md.Records {
+		read := slices.Contains(parsed, rec.Type) && !(rec.Type == "group_gz" && md.Record("group") != nil)
+		custom := isRepoMetadataFile(rec.Type)
+		if !read && !custom && s.mirror == nil {
+			continue
+		}
+		f, err := s.metadataRecord(ctx, &rec, custom)
+		if err != nil {
+			pm.Finish(err)
+			return nil, false, err
+		}
+		if !read {
+			f.Close()
+			continue
+		}
+		files[rec.Type] = f
+	}
+	if s.mirror != nil {
+		if err := s.mirrorExtras(ctx); err != nil {
+			pm.Finish(err)
+			return nil, false, err
+		}
+	}
+	pm.Add(1)
+	pm.Finish(nil)
+
+	// 3. Modules first (their artifacts mark packages modular), then packages and the
+	// other units.
+	if f := files["modules"]; f != nil {
+		if err := s.modules(ctx, md.Record("modules").LocationHref, f); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := s.packages(ctx, md, files); err != nil {
+		return nil, false, err
+	}
+	if f := files["updateinfo"]; f != nil {
+		if err := s.advisories(ctx, md.Record("updateinfo").LocationHref, f); err != nil {
+			return nil, false, err
+		}
+	}
+	for _, typ := range []string{"group", "group_gz"} {
+		if f := files[typ]; f != nil {
+			if err := s.comps(ctx, md.Record(typ).LocationHref, f); err != nil {
+				return nil, false, err
+			}
+		}
+	}
+	if s.remote.Policy == "immediate" {
+		if err := s.download(ctx); err != nil {
+			return nil, false, err
+		}
+	}
+
+	// 4. The new version, and what it was made from.
+	var v meta.Version
+	var created bool
+	err = s.p.db.Tx(ctx, func(tx *meta.Tx) error {
+		var err error
+		v, created, err = meta.NewVersion(ctx, tx, repo.ID, meta.Change{RemoveAll: a.SyncPolicy != Additive, Add: s.units})
+		if err != nil {
+			return err
+		}
+		state.Version = v.Number
+		return meta.SetRepositoryAttr(ctx, tx, repo.ID, "last_sync", state)
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("save sync of repository %q: %w", repo.Name, err)
+	}
+	return &v, created, nil
 }
 
 // parsed are the metadata types the sync reads (group_gz only without group).
@@ -223,7 +256,7 @@ func (s *syncRun) metadataRecord(ctx context.Context, rec *repodata.Record, cust
 
 func equalState(a, b syncState) bool {
 	return a.RepomdSHA256 == b.RepomdSHA256 && a.URL == b.URL && a.Policy == b.Policy && a.SyncPolicy == b.SyncPolicy &&
-		slices.Equal(a.SkipTypes, b.SkipTypes) && a.Version == b.Version
+		slices.Equal(a.SkipTypes, b.SkipTypes) && a.Version == b.Version && a.TreeinfoSHA256 == b.TreeinfoSHA256
 }
 
 // open decompresses a staged metadata file, named as repomd.xml names it.

@@ -149,7 +149,11 @@ func (e *solveEnv) version(name string, pkgs ...*repodata.Package) (meta.Reposit
 	err = e.db.Tx(e.ctx, func(tx *meta.Tx) error {
 		var ch meta.Change
 		for _, p := range pkgs {
-			c, _, err := storePackage(e.ctx, tx, p, nil, "", false)
+			row, err := newPackageRow(p)
+			if err != nil {
+				return err
+			}
+			c, _, err := storePackage(e.ctx, tx, row, nil, "", false)
 			if err != nil {
 				return err
 			}

@@ -268,7 +268,8 @@ func open(f *os.File, href string) (io.ReadCloser, error) {
 }
 
 // packages reads primary, filelists and other together and stores the packages in
-// batches.
+// batches. Parsing, with the attrs and fragments of each package, runs beside the
+// transactions that store the batch before: each costs about as much as the other.
 func (s *syncRun) packages(ctx context.Context, md *repodata.Repomd, files map[string]*os.File) error {
 	srcs := map[string]repodata.Source{}
 	for _, typ := range []string{"primary", "filelists", "other"} {
@@ -285,7 +286,34 @@ func (s *syncRun) packages(ctx context.Context, md *repodata.Repomd, files map[s
 		srcs[typ] = repodata.Source{Name: href, R: rc}
 	}
 	pp := s.r.Progress("sync.parsing.packages", "Parsing Packages", -1)
-	var batch []*repodata.Package
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	batches := make(chan []packageRow, 1)
+	stored := make(chan error, 1)
+	go func() {
+		var err error
+		for b := range batches { // drained to the end even after a failure
+			if err != nil {
+				continue
+			}
+			if err = s.storePackages(ctx, b); err != nil {
+				cancel(err)
+				continue
+			}
+			pp.Add(int64(len(b)))
+		}
+		stored <- err
+	}()
+	var batch []packageRow
+	send := func() error {
+		select {
+		case batches <- batch:
+			batch = make([]packageRow, 0, batchSize)
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
 	err := repodata.ReadPackages(srcs["primary"], srcs["filelists"], srcs["other"], func(pkg *repodata.Package) error {
 		if pkg.Arch == "src" && slices.Contains(s.args.SkipTypes, "srpm") {
 			return nil
@@ -299,19 +327,22 @@ func (s *syncRun) packages(ctx context.Context, md *repodata.Repomd, files map[s
 			}
 		}
 		pkg.IsModular = s.modular[pkg.NEVRA()]
-		batch = append(batch, pkg)
+		row, err := newPackageRow(pkg)
+		if err != nil {
+			return err
+		}
+		batch = append(batch, row)
 		if len(batch) == batchSize {
-			if err := s.storePackages(ctx, batch); err != nil {
-				return err
-			}
-			pp.Add(int64(len(batch)))
-			batch = batch[:0]
+			return send()
 		}
 		return nil
 	})
 	if err == nil && len(batch) > 0 {
-		err = s.storePackages(ctx, batch)
-		pp.Add(int64(len(batch)))
+		err = send()
+	}
+	close(batches)
+	if serr := <-stored; serr != nil {
+		err = serr // the writer's failure is the cause; the parser saw only the cancel
 	}
 	pp.Finish(err)
 	return err
@@ -322,11 +353,28 @@ func packageKey(p *repodata.Package) string {
 	return p.NEVRA() + " " + p.ChecksumType + ":" + p.PkgID
 }
 
+// packageRow is a package ready to store: its attrs and its primary, filelists and
+// other fragments.
+type packageRow struct {
+	pkg   *repodata.Package
+	attrs []byte
+	frags [3]string
+}
+
+func newPackageRow(pkg *repodata.Package) (packageRow, error) {
+	slim := *pkg
+	slim.Files, slim.Changelogs = nil, nil // they live in the fragments
+	attrs, err := json.Marshal(slim)
+	return packageRow{pkg: pkg, attrs: attrs, frags: [3]string{string(repodata.PrimaryFragment(pkg)),
+		string(repodata.FilelistsFragment(pkg)), string(repodata.OtherFragment(pkg, 0))}}, err
+}
+
 // storePackages writes a batch of packages with their fragments and remote sources.
-func (s *syncRun) storePackages(ctx context.Context, batch []*repodata.Package) error {
+func (s *syncRun) storePackages(ctx context.Context, batch []packageRow) error {
 	return s.p.db.Tx(ctx, func(tx *meta.Tx) error {
-		for _, pkg := range batch {
-			c, f, err := storePackage(ctx, tx, pkg, &s.remote.ID, content.JoinURL(s.base, pkg.LocationHref), s.remote.Policy == "immediate")
+		for _, row := range batch {
+			pkg := row.pkg
+			c, f, err := storePackage(ctx, tx, row, &s.remote.ID, content.JoinURL(s.base, pkg.LocationHref), s.remote.Policy == "immediate")
 			if err != nil {
 				return err
 			}
@@ -345,13 +393,8 @@ func (s *syncRun) storePackages(ctx context.Context, batch []*repodata.Package) 
 // storePackage writes one package unit (or finds it), its fragments, and where its file
 // comes from. With fetch, it returns what must be downloaded when the file has no
 // artifact yet.
-func storePackage(ctx context.Context, tx *meta.Tx, pkg *repodata.Package, remoteID *int64, url string, fetch bool) (meta.Content, *pkgToFetch, error) {
-	slim := *pkg
-	slim.Files, slim.Changelogs = nil, nil // they live in the fragments
-	attrs, err := json.Marshal(slim)
-	if err != nil {
-		return meta.Content{}, nil, err
-	}
+func storePackage(ctx context.Context, tx *meta.Tx, row packageRow, remoteID *int64, url string, fetch bool) (meta.Content, *pkgToFetch, error) {
+	pkg := row.pkg
 	digest := ""
 	if pkg.ChecksumType == "sha256" {
 		digest = strings.ToLower(pkg.PkgID)
@@ -364,14 +407,13 @@ func storePackage(ctx context.Context, tx *meta.Tx, pkg *repodata.Package, remot
 		}
 	}
 	c, created, err := meta.PutContent(ctx, tx, meta.Content{Type: PackageType, NaturalKey: packageKey(pkg), RepoKey: pkg.NEVRA(),
-		RelativePath: pkg.LocationHref, Digest: digest, Attrs: attrs}, []meta.ContentFile{file})
+		RelativePath: pkg.LocationHref, Digest: digest, Attrs: row.attrs}, []meta.ContentFile{file})
 	if err != nil {
 		return c, nil, err
 	}
 	if created {
 		if _, err := tx.Exec(ctx, `INSERT INTO rpm_fragments (content_id, primary_xml, filelists_xml, other_xml) VALUES (?, ?, ?, ?)
-			ON CONFLICT (content_id) DO NOTHING`, c.ID, string(repodata.PrimaryFragment(pkg)), string(repodata.FilelistsFragment(pkg)),
-			string(repodata.OtherFragment(pkg, 0))); err != nil {
+			ON CONFLICT (content_id) DO NOTHING`, c.ID, row.frags[0], row.frags[1], row.frags[2]); err != nil {
 			return c, nil, fmt.Errorf("store metadata of %s: %w", pkg.NEVRA(), err)
 		}
 	}

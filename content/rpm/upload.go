@@ -59,8 +59,11 @@ func ReadPackage(ctx context.Context, store *blob.Store, art meta.Artifact, rela
 func StoreUploadedPackage(ctx context.Context, db *meta.DB, h *rpmfile.Header, labels meta.Labels) (meta.Content, error) {
 	var c meta.Content
 	err := db.Tx(ctx, func(tx *meta.Tx) error {
-		var err error
-		c, _, err = storePackage(ctx, tx, &h.Package, nil, "", false)
+		row, err := newPackageRow(&h.Package)
+		if err != nil {
+			return err
+		}
+		c, _, err = storePackage(ctx, tx, row, nil, "", false)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // nextOf is the number the next version of the row's repository gets (correlated on
@@ -95,11 +96,15 @@ func newVersionsChunk(ctx context.Context, tx *Tx, repos []int64, ch Change) ([]
 	}); err != nil {
 		return nil, err
 	}
-	added, err := countsByRepo(ctx, tx, in, rargs, "rc.version_added")
+	next := make(map[int64]int64, len(info))
+	for id, r := range info {
+		next[id] = r.next
+	}
+	added, err := countsByRepo(ctx, tx, next, "version_added")
 	if err != nil {
 		return nil, err
 	}
-	removed, err := countsByRepo(ctx, tx, in, rargs, "rc.version_removed")
+	removed, err := countsByRepo(ctx, tx, next, "version_removed")
 	if err != nil {
 		return nil, err
 	}
@@ -139,13 +144,20 @@ func newVersionsChunk(ctx context.Context, tx *Tx, repos []int64, ch Change) ([]
 	return made, nil
 }
 
-// countsByRepo counts, per repository of the batch and unit type, the membership rows
-// whose version column (version_added or version_removed) is the repository's next
-// version.
-func countsByRepo(ctx context.Context, tx *Tx, in string, args []any, col string) (map[int64]map[string]int64, error) {
-	rows, err := tx.Query(ctx, `SELECT rc.repository_id, c.type, count(*) FROM repository_content rc
-		JOIN repositories r ON r.id = rc.repository_id JOIN contents c ON c.id = rc.content_id
-		WHERE rc.repository_id IN `+in+` AND `+col+` = r.next_version GROUP BY rc.repository_id, c.type`, args...)
+// countsByRepo counts, per repository of the batch (id → its next version) and unit
+// type, the membership rows whose version column (version_added or version_removed) is
+// the repository's next version. The pairs are a VALUES list, which makes every
+// planner seek (repository, version) in the column's index; joined to repositories for
+// next_version, SQLite's walked every row of each repository (O(repository size) per
+// version: 1.2 ms where 0.1 ms will do, at 1,902 units).
+func countsByRepo(ctx context.Context, tx *Tx, next map[int64]int64, col string) (map[int64]map[string]int64, error) {
+	pairs := make([]string, 0, len(next))
+	for id, n := range next {
+		pairs = append(pairs, fmt.Sprintf("(%d, %d)", id, n)) // integers from the database, not input
+	}
+	rows, err := tx.Query(ctx, `WITH v (id, n) AS (VALUES `+strings.Join(pairs, ", ")+`)
+		SELECT rc.repository_id, c.type, count(*) FROM v JOIN repository_content rc ON rc.repository_id = v.id AND rc.`+col+` = v.n
+		JOIN contents c ON c.id = rc.content_id GROUP BY rc.repository_id, c.type`)
 	if err != nil {
 		return nil, err
 	}

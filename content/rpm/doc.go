@@ -10,4 +10,9 @@
 //     (table rpm_fragments); publishing concatenates them and never re-reads packages.
 //   - A sync that fails leaves no repository version; units it stored before failing are
 //     orphans for orphan cleanup.
+//   - A distribution tree's variants and addons in other directories are repositories
+//     of their own that belong to the tree unit (meta.SubRepository), not to the
+//     repository that synced it: every publication of a version holding the tree
+//     publishes their latest versions under the variants' ids, and they go with the
+//     tree at orphan cleanup.
 package rpm

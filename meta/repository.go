@@ -109,30 +109,34 @@ func SubRepository(ctx context.Context, q Querier, owner int64, path, typ, name 
 
 // SubRepositories returns the sub-repositories of unit owner by their paths.
 func SubRepositories(ctx context.Context, q Querier, owner int64) (map[string]Repository, error) {
-	rows, err := q.Query(ctx, `SELECT r.sub_path, `+repoCols+` FROM repositories r WHERE r.sub_of = ?`, owner)
+	rows, err := q.Query(ctx, `SELECT id, sub_path FROM repositories WHERE sub_of = ?`, owner)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := map[string]Repository{}
+	ids := map[string]int64{}
 	for rows.Next() {
+		var id int64
 		var path string
-		r, err := scanRepo(scanPrefix{rows, &path})
+		if err := rows.Scan(&id, &path); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids[path] = id
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]Repository, len(ids))
+	for path, id := range ids {
+		r, err := RepositoryByID(ctx, q, id)
 		if err != nil {
 			return nil, err
 		}
 		out[path] = r
 	}
-	return out, rows.Err()
+	return out, nil
 }
-
-// scanPrefix scans leading columns into dst before the ones scan asks for.
-type scanPrefix struct {
-	r   interface{ Scan(...any) error }
-	dst *string
-}
-
-func (s scanPrefix) Scan(dest ...any) error { return s.r.Scan(append([]any{s.dst}, dest...)...) }
 
 // UpdateRepository writes the mutable fields of a repository.
 func UpdateRepository(ctx context.Context, q Querier, r Repository) error {

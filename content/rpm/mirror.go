@@ -173,17 +173,19 @@ func (s *syncRun) extraFiles(ctx context.Context, f *os.File) error {
 // (repo metadata files among it), each package at its upstream location, the
 // distribution tree's files at theirs, and its sub-repositories under their paths.
 func (p *Plugin) mirrorPublication(ctx context.Context, repo meta.Repository, n int64, m *mirror) (meta.Publication, error) {
-	served := map[string]bool{}
-	files, err := p.mirrorFiles(ctx, repo.ID, n, m, "", served)
+	files, err := p.mirrorFiles(ctx, repo.ID, n, m, "")
 	if err != nil {
 		return meta.Publication{}, err
 	}
 	for _, sm := range m.subs {
-		sub, err := p.mirrorFiles(ctx, sm.repoID, sm.version, sm.m, sm.path+"/", served)
+		sub, err := p.mirrorFiles(ctx, sm.repoID, sm.version, sm.m, sm.path+"/")
 		if err != nil {
 			return meta.Publication{}, fmt.Errorf("%s: %w", sm.path, err)
 		}
 		files = append(files, sub...)
+	}
+	if err := uniquePaths(files); err != nil {
+		return meta.Publication{}, err
 	}
 	// The checksum type of mirrored metadata is whatever upstream chose: "unknown", as
 	// Pulp says.
@@ -198,24 +200,15 @@ func (p *Plugin) mirrorPublication(ctx context.Context, repo meta.Repository, n 
 }
 
 // mirrorFiles lists what the mirror of version n of a repository serves, each path
-// under prefix; served holds the paths taken so far, and two files at one path are an
-// error.
-func (p *Plugin) mirrorFiles(ctx context.Context, repoID, n int64, m *mirror, prefix string, served map[string]bool) ([]meta.PublishedFile, error) {
+// under prefix.
+func (p *Plugin) mirrorFiles(ctx context.Context, repoID, n int64, m *mirror, prefix string) ([]meta.PublishedFile, error) {
 	var files []meta.PublishedFile
-	add := func(rel string, f meta.PublishedFile) error {
-		rel = prefix + rel
-		if served[rel] {
-			return fmt.Errorf("version %d: two files would be served at %s", n, rel)
-		}
-		served[rel] = true
-		f.RelativePath = rel
+	add := func(rel string, f meta.PublishedFile) {
+		f.RelativePath = prefix + rel
 		files = append(files, f)
-		return nil
 	}
 	for _, f := range m.files {
-		if err := add(f.RelativePath, f); err != nil {
-			return nil, err
-		}
+		add(f.RelativePath, f)
 	}
 	rows, err := p.db.Query(ctx, `SELECT c.id, c.type, ca.id, ca.relative_path FROM contents c
 		JOIN content_artifacts ca ON ca.content_id = c.id
@@ -231,9 +224,7 @@ func (p *Plugin) mirrorFiles(ctx context.Context, repoID, n int64, m *mirror, pr
 			return nil, err
 		}
 		if typ != PackageType {
-			if err := add(rel, meta.PublishedFile{ContentArtifactID: &caID}); err != nil {
-				return nil, err
-			}
+			add(rel, meta.PublishedFile{ContentArtifactID: &caID})
 			continue
 		}
 		locs := m.locations[cID]
@@ -241,9 +232,7 @@ func (p *Plugin) mirrorFiles(ctx context.Context, repoID, n int64, m *mirror, pr
 			return nil, fmt.Errorf("package %s of version %d is not in the mirrored metadata", rel, n)
 		}
 		for _, loc := range locs {
-			if err := add(loc, meta.PublishedFile{ContentArtifactID: &caID}); err != nil {
-				return nil, err
-			}
+			add(loc, meta.PublishedFile{ContentArtifactID: &caID})
 		}
 	}
 	return files, rows.Err()

@@ -3,7 +3,6 @@ package rpm_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -222,19 +221,7 @@ func TestSyncMirrorComplete(t *testing.T) {
 	if tk.State != task.Completed {
 		t.Fatalf("sync: %s %s", tk.State, tk.Error)
 	}
-	var pubHref string
-	for _, h := range tk.CreatedResources {
-		if strings.Contains(h, "/publications/rpm/rpm/") {
-			pubHref = h
-		}
-	}
-	if pubHref == "" {
-		t.Fatalf("no publication among the created resources %v", tk.CreatedResources)
-	}
-	pub, err := meta.PublicationByPulpID(ctx, e.db, strings.TrimSuffix(pubHref[strings.LastIndex(strings.TrimSuffix(pubHref, "/"), "/")+1:], "/"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pub, paths := e.publication(tk)
 	if pub.VersionNumber != e.latest(repo).Number {
 		t.Errorf("publication of version %d, latest is %d", pub.VersionNumber, e.latest(repo).Number)
 	}
@@ -243,22 +230,8 @@ func TestSyncMirrorComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := meta.PublishedFileRef(ctx, e.db, pub.ID, "repodata/repomd.xml")
-	if err != nil || ref.Artifact == nil {
-		t.Fatalf("repodata/repomd.xml: %v %+v", err, ref)
-	}
-	r, err := e.store.Open(ctx, ref.Artifact.SHA256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := io.ReadAll(r)
-	r.Close()
-	if !bytes.Equal(got, want) {
+	if got := e.read(pub, "repodata/repomd.xml"); !bytes.Equal(got, want) {
 		t.Errorf("published repomd.xml differs from upstream's")
-	}
-	paths, err := meta.PublishedPaths(ctx, e.db, pub.ID, "")
-	if err != nil {
-		t.Fatal(err)
 	}
 	hrefs := regexp.MustCompile(`href="([^"]+)"`).FindAllStringSubmatch(string(want), -1)
 	for _, h := range hrefs {

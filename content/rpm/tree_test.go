@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -101,14 +102,10 @@ func (e *env) read(pub meta.Publication, path string) []byte {
 	if err != nil {
 		e.t.Fatalf("%s: %v", path, err)
 	}
-	var sum string
-	switch {
-	case ref.Artifact != nil:
-		sum = ref.Artifact.SHA256
-	default:
+	if ref.Artifact == nil {
 		e.t.Fatalf("%s has no stored artifact", path)
 	}
-	r, err := e.store.Open(ctx, sum)
+	r, err := e.store.Open(ctx, ref.Artifact.SHA256)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -136,13 +133,7 @@ func TestSyncTreeVariants(t *testing.T) {
 		t.Errorf("main version: %v, want zoo's 20 packages and the tree", v.Summary.Present)
 	}
 	subs := e.subRepos()
-	if got := slices.Sorted(func(yield func(string) bool) {
-		for k := range subs {
-			if !yield(k) {
-				return
-			}
-		}
-	}); !slices.Equal(got, []string{"Edge", "Savanna"}) {
+	if got := slices.Sorted(maps.Keys(subs)); !slices.Equal(got, []string{"Edge", "Savanna"}) {
 		t.Fatalf("sub-repositories %v, want Edge and Savanna", got)
 	}
 	for dir, want := range map[string]int64{"Edge": 2, "Savanna": 14} {

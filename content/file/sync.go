@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"pith/content"
 	"pith/content/download"
@@ -155,7 +156,7 @@ func (p *Plugin) downloadAll(ctx context.Context, r *task.Run, d *download.Downl
 		}
 	}
 	pd := r.Progress("sync.downloading.artifacts", "Downloading Artifacts", int64(len(todo)))
-	err := content.Parallel(ctx, d.Concurrency(), todo, func(e *entryResult) string { return e.RelativePath },
+	err := content.Parallel(ctx, d.Concurrency(), slices.Values(todo), func(e *entryResult) string { return e.RelativePath },
 		func(ctx context.Context, e *entryResult) error {
 			dg, err := content.FetchBlob(ctx, p.store, d, e.url, download.Expect{Size: e.Size, SHA256: e.Digest})
 			if err != nil {

@@ -116,6 +116,11 @@ func TestSyncBrokenUpstreams(t *testing.T) {
 		{"treeinfo names a missing image", "on_demand", func(t *testing.T, dir string) {
 			os.Remove(filepath.Join(dir, "images", "test1.img"))
 		}, []string{".treeinfo", "images/test1.img", "404"}},
+		// The packages download while the rest of the metadata is stored: a failure
+		// there is the sync's error, not the cancel it makes of the downloads.
+		{"duplicate advisory ids, packages downloading", "immediate", func(t *testing.T, dir string) {
+			replaceRecord(t, dir, "updateinfo", dup)
+		}, []string{"broken-updateinfo.xml.gz", "duplicate"}},
 		{"package differs from primary", "immediate", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, "walrus-5.21-1.noarch.rpm"), []byte("not the package primary describes"), 0o644)
 		}, []string{"walrus-5.21-1.noarch.rpm", "mismatch"}},

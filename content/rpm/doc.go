@@ -6,6 +6,9 @@
 //   - Sync streams the metadata: primary, filelists and other are read together, a
 //     package at a time, and written in batches, so memory does not grow with the
 //     repository. Every metadata file is checked against repomd.xml before it is used.
+//   - With policy immediate, a batch's package files start downloading as soon as its
+//     transaction commits, while later batches are still parsed and stored; a failure
+//     on either side cancels the other, and the sync reports the first cause.
 //   - A package's yum metadata is kept at import as the fragments createrepo_c writes
 //     (table rpm_fragments); publishing concatenates them and never re-reads packages.
 //   - A sync that fails leaves no repository version; units it stored before failing are

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"pith/blob"
 	"pith/content"
@@ -34,7 +36,7 @@ type syncRun struct {
 	url     string // what the sync state records as the upstream: the remote's URL, or a sub-repository's
 	args    SyncArgs
 	units   []int64         // every unit of the upstream repository
-	fetch   []*pkgToFetch   // immediate: packages without a stored artifact
+	fetch   *fetchQueue     // immediate: packages without a stored artifact, queued as stored
 	modular map[string]bool // NEVRAs the repository's modules list
 	mirror  *mirror         // mirror_complete: what the publication republishes
 	// treeSHA256 is the sha256 of the distribution tree's .treeinfo (the main
@@ -144,8 +146,8 @@ func (s *syncRun) sync(ctx context.Context, repo meta.Repository) (*meta.Version
 		return nil, false, nil
 	}
 
-	// 2. Every metadata file the sync reads, checked against repomd.xml first; a mirror
-	// keeps every file repomd.xml lists, as it is.
+	// 2. Every metadata file the sync reads, downloaded at once and checked against
+	// repomd.xml; a mirror keeps every file repomd.xml lists, as it is.
 	files := map[string]*os.File{}
 	defer func() {
 		for _, f := range files {
@@ -157,22 +159,32 @@ func (s *syncRun) sync(ctx context.Context, repo meta.Repository) (*meta.Version
 		pm.Finish(err)
 		return nil, false, err
 	}
-	for _, rec := range md.Records {
+	var records []metadataFile
+	for i, rec := range md.Records {
 		read := slices.Contains(parsed, rec.Type) && !(rec.Type == "group_gz" && md.Record("group") != nil)
 		custom := isRepoMetadataFile(rec.Type)
-		if !read && !custom && s.mirror == nil {
-			continue
+		if read || custom || s.mirror != nil {
+			records = append(records, metadataFile{rec: &md.Records[i], read: read, custom: custom})
 		}
-		f, err := s.metadataRecord(ctx, &rec, custom)
+	}
+	if err := s.fetchMetadata(ctx, records); err != nil {
+		pm.Finish(err)
+		return nil, false, err
+	}
+	for i, m := range records {
+		f, err := s.keepMetadata(ctx, m)
 		if err != nil {
+			for _, m := range records[i+1:] {
+				m.f.Close()
+			}
 			pm.Finish(err)
 			return nil, false, err
 		}
-		if !read {
+		if !m.read {
 			f.Close()
 			continue
 		}
-		files[rec.Type] = f
+		files[m.rec.Type] = f
 	}
 	if s.mirror != nil {
 		if err := s.mirrorExtras(ctx); err != nil {
@@ -184,31 +196,20 @@ func (s *syncRun) sync(ctx context.Context, repo meta.Repository) (*meta.Version
 	pm.Finish(nil)
 
 	// 3. Modules first (their artifacts mark packages modular), then packages and the
-	// other units.
-	if f := files["modules"]; f != nil {
-		if err := s.modules(ctx, md.Record("modules").LocationHref, f); err != nil {
-			return nil, false, err
-		}
-	}
-	if err := s.packages(ctx, md, files); err != nil {
-		return nil, false, err
-	}
-	if f := files["updateinfo"]; f != nil {
-		if err := s.advisories(ctx, md.Record("updateinfo").LocationHref, f); err != nil {
-			return nil, false, err
-		}
-	}
-	for _, typ := range []string{"group", "group_gz"} {
-		if f := files[typ]; f != nil {
-			if err := s.comps(ctx, md.Record(typ).LocationHref, f); err != nil {
-				return nil, false, err
-			}
-		}
-	}
+	// other units. With policy immediate the packages' files download meanwhile, from
+	// the first stored batch on; a failure on either side stops both.
+	downloaded := func(err error) error { return err }
 	if s.remote.Policy == "immediate" {
-		if err := s.download(ctx); err != nil {
-			return nil, false, err
-		}
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		downloaded = s.startDownloads(ctx, cancel)
+	}
+	if err := s.storeMetadata(ctx, md, files); err != nil {
+		return nil, false, downloaded(err)
+	}
+	if err := downloaded(nil); err != nil {
+		return nil, false, err
 	}
 
 	// 4. The new version, and what it was made from.
@@ -229,16 +230,79 @@ func (s *syncRun) sync(ctx context.Context, repo meta.Repository) (*meta.Version
 	return &v, created, nil
 }
 
+// storeMetadata stores the units the metadata files list: modules first (their artifacts mark
+// packages modular), then packages, advisories and comps.
+func (s *syncRun) storeMetadata(ctx context.Context, md *repodata.Repomd, files map[string]*os.File) error {
+	if f := files["modules"]; f != nil {
+		if err := s.modules(ctx, md.Record("modules").LocationHref, f); err != nil {
+			return err
+		}
+	}
+	if err := s.packages(ctx, md, files); err != nil {
+		return err
+	}
+	if f := files["updateinfo"]; f != nil {
+		if err := s.advisories(ctx, md.Record("updateinfo").LocationHref, f); err != nil {
+			return err
+		}
+	}
+	for _, typ := range []string{"group", "group_gz"} {
+		if f := files[typ]; f != nil {
+			if err := s.comps(ctx, md.Record(typ).LocationHref, f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // parsed are the metadata types the sync reads (group_gz only without group).
 var parsed = []string{"primary", "filelists", "other", "updateinfo", "group", "group_gz", "modules"}
 
-// metadataRecord downloads a file repomd.xml lists, checked against its record. A mirror
+// metadataFile is a file repomd.xml lists that the sync downloads: to read it (read), to
+// keep it as a repo metadata file (custom), or because a mirror keeps everything.
+type metadataFile struct {
+	rec          *repodata.Record
+	read, custom bool
+	f            *os.File // downloaded and checked against rec
+}
+
+// fetchMetadata downloads the files at once (the remote's concurrency bounds them),
+// each checked against its record. The first failure cancels the others and is the
+// error; no file is left open then.
+func (s *syncRun) fetchMetadata(ctx context.Context, files []metadataFile) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	for i := range files {
+		wg.Go(func() {
+			f, err := fetchRecord(ctx, s.d, s.base, files[i].rec)
+			if err != nil {
+				cancel(err) // the first one is the cause
+				return
+			}
+			files[i].f = f
+		})
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		for _, m := range files {
+			if m.f != nil {
+				m.f.Close()
+			}
+		}
+		return err
+	}
+	return nil
+}
+
+// keepMetadata stores a downloaded metadata file when it must be kept. A mirror
 // keeps it, and a type pith does not parse (custom) becomes a repo metadata file; the
 // file is stored once for both.
-func (s *syncRun) metadataRecord(ctx context.Context, rec *repodata.Record, custom bool) (*os.File, error) {
-	f, err := fetchRecord(ctx, s.d, s.base, rec)
-	if err != nil || (s.mirror == nil && !custom) {
-		return f, err
+func (s *syncRun) keepMetadata(ctx context.Context, m metadataFile) (*os.File, error) {
+	f, rec, custom := m.f, m.rec, m.custom
+	if s.mirror == nil && !custom {
+		return f, nil
 	}
 	art, err := s.store(ctx, f, rec.LocationHref)
 	if err == nil && s.mirror != nil {
@@ -369,25 +433,40 @@ func newPackageRow(pkg *repodata.Package) (packageRow, error) {
 		string(repodata.FilelistsFragment(pkg)), string(repodata.OtherFragment(pkg, 0))}}, err
 }
 
-// storePackages writes a batch of packages with their fragments and remote sources.
+// storePackages writes a batch of packages with their fragments and remote sources, and
+// queues the files to download once the transaction is committed.
 func (s *syncRun) storePackages(ctx context.Context, batch []packageRow) error {
-	return s.p.db.Tx(ctx, func(tx *meta.Tx) error {
+	var units []int64
+	var fetch []*pkgToFetch
+	err := s.p.db.Tx(ctx, func(tx *meta.Tx) error {
+		units, fetch = units[:0], fetch[:0] // a retried transaction starts over
 		for _, row := range batch {
-			pkg := row.pkg
-			c, f, err := storePackage(ctx, tx, row, &s.remote.ID, content.JoinURL(s.base, pkg.LocationHref), s.remote.Policy == "immediate")
+			c, f, err := storePackage(ctx, tx, row, &s.remote.ID, content.JoinURL(s.base, row.pkg.LocationHref), s.remote.Policy == "immediate")
 			if err != nil {
 				return err
 			}
-			s.units = append(s.units, c.ID)
+			units = append(units, c.ID)
 			if f != nil {
-				s.fetch = append(s.fetch, f)
-			}
-			if s.mirror != nil && !slices.Contains(s.mirror.locations[c.ID], pkg.LocationHref) {
-				s.mirror.locations[c.ID] = append(s.mirror.locations[c.ID], pkg.LocationHref)
+				fetch = append(fetch, f)
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	s.units = append(s.units, units...)
+	if s.mirror != nil {
+		for i, row := range batch {
+			if href := row.pkg.LocationHref; !slices.Contains(s.mirror.locations[units[i]], href) {
+				s.mirror.locations[units[i]] = append(s.mirror.locations[units[i]], href)
+			}
+		}
+	}
+	if s.fetch != nil {
+		s.fetch.push(fetch)
+	}
+	return nil
 }
 
 // storePackage writes one package unit (or finds it), its fragments, and where its file
@@ -432,36 +511,111 @@ func storePackage(ctx context.Context, tx *meta.Tx, row packageRow, remoteID *in
 	return c, &pkgToFetch{contentID: c.ID, href: pkg.LocationHref, url: url, size: size, sha256: digest}, nil
 }
 
-// download fetches the packages without a stored artifact (policy immediate). A download
-// slot is held for the transfer only: the artifacts are recorded by one goroutine, in
-// transactions of whatever has arrived (SQLite has one writer; twenty slots each waiting
-// for it would leave the upstream idle).
-func (s *syncRun) download(ctx context.Context) error {
-	pd := s.r.Progress("sync.downloading.artifacts", "Downloading Artifacts", int64(len(s.fetch)))
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+// startDownloads fetches the packages without a stored artifact (policy immediate) as
+// storePackages queues them, so that the upstream is busy while the rest of the
+// metadata is stored. A download slot is held for the transfer only: the artifacts are
+// recorded by one goroutine, in transactions of whatever has arrived (SQLite has one
+// writer; twenty slots each waiting for it would leave the upstream idle). A failure
+// cancels ctx through cancel, which stops the storing too. The function returned closes
+// the queue, waits for the downloads to finish and returns their error; given the
+// storing's error it cancels, waits and returns the first cause (a download's failure
+// makes the storing fail with a cancel).
+func (s *syncRun) startDownloads(ctx context.Context, cancel context.CancelCauseFunc) func(error) error {
+	pd := s.r.Progress("sync.downloading.artifacts", "Downloading Artifacts", 0)
+	s.fetch = newFetchQueue(ctx, pd)
 	fetched := make(chan fetchedPkg, 2*s.d.Concurrency())
 	recorded := make(chan error, 1)
 	go func() { recorded <- s.record(ctx, fetched, pd, cancel) }()
-	err := content.Parallel(ctx, s.d.Concurrency(), s.fetch, func(f *pkgToFetch) string { return f.href },
-		func(ctx context.Context, f *pkgToFetch) error {
-			dg, err := content.FetchBlob(ctx, s.p.store, s.d, f.url, download.Expect{Size: f.size, SHA256: f.sha256})
-			if err != nil {
-				return err
-			}
-			select {
-			case fetched <- fetchedPkg{f, dg}:
-				return nil
-			case <-ctx.Done():
-				return context.Cause(ctx)
-			}
-		})
-	close(fetched)
-	if rerr := <-recorded; err == nil {
-		err = rerr
+	done := make(chan error, 1)
+	go func() {
+		err := content.Parallel(ctx, s.d.Concurrency(), s.fetch.all(), func(f *pkgToFetch) string { return f.href },
+			func(ctx context.Context, f *pkgToFetch) error {
+				dg, err := content.FetchBlob(ctx, s.p.store, s.d, f.url, download.Expect{Size: f.size, SHA256: f.sha256})
+				if err != nil {
+					cancel(fmt.Errorf("%s: %w", f.href, err)) // stop the storing and the queue
+					return err
+				}
+				select {
+				case fetched <- fetchedPkg{f, dg}:
+					return nil
+				case <-ctx.Done():
+					return context.Cause(ctx)
+				}
+			})
+		close(fetched)
+		if rerr := <-recorded; err == nil {
+			err = rerr
+		}
+		done <- err
+	}()
+	return func(failed error) error {
+		if failed != nil {
+			cancel(failed)
+		}
+		s.fetch.close()
+		err := <-done
+		if failed != nil {
+			err = context.Cause(ctx)
+		}
+		pd.Finish(err)
+		return err
 	}
-	pd.Finish(err)
-	return err
+}
+
+// fetchQueue is what storePackages has queued for download: all yields each package
+// once, waiting for more until the queue is closed or ctx ends.
+type fetchQueue struct {
+	ctx    context.Context
+	pd     *task.Progress
+	mu     sync.Mutex
+	more   *sync.Cond
+	items  []*pkgToFetch
+	closed bool
+}
+
+func newFetchQueue(ctx context.Context, pd *task.Progress) *fetchQueue {
+	q := &fetchQueue{ctx: ctx, pd: pd}
+	q.more = sync.NewCond(&q.mu)
+	context.AfterFunc(ctx, q.close)
+	return q
+}
+
+func (q *fetchQueue) push(fs []*pkgToFetch) {
+	if len(fs) == 0 {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.items = append(q.items, fs...)
+	q.pd.SetTotal(int64(len(q.items)))
+	q.more.Broadcast()
+}
+
+func (q *fetchQueue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.more.Broadcast()
+}
+
+func (q *fetchQueue) all() iter.Seq[*pkgToFetch] {
+	return func(yield func(*pkgToFetch) bool) {
+		for i := 0; ; i++ {
+			q.mu.Lock()
+			for i >= len(q.items) && !q.closed && q.ctx.Err() == nil {
+				q.more.Wait()
+			}
+			if i >= len(q.items) || q.ctx.Err() != nil {
+				q.mu.Unlock()
+				return
+			}
+			f := q.items[i]
+			q.mu.Unlock()
+			if !yield(f) {
+				return
+			}
+		}
+	}
 }
 
 type fetchedPkg struct {

@@ -29,6 +29,7 @@ type HostsConfig struct {
 	Peers    []Target
 	Nginx    bool
 	PlotPath string
+	Limit    time.Duration // per server and host count; see load.HostsConfig.Limit
 }
 
 // HostsRow is one server at one host count.
@@ -96,7 +97,7 @@ func Hosts(ctx context.Context, cfg HostsConfig) (HostsResult, error) {
 			if err != nil {
 				return res, fmt.Errorf("%s: %w", s.name, err)
 			}
-			r, err := load.Hosts(ctx, load.HostsConfig{Base: s.base, Hosts: n, Metadata: []string{"repodata/repomd.xml", primary}, Paths: publishedPaths(s.name, paths)})
+			r, err := load.Hosts(ctx, load.HostsConfig{Base: s.base, Hosts: n, Metadata: []string{"repodata/repomd.xml", primary}, Paths: publishedPaths(s.name, paths), Limit: cfg.Limit})
 			res.Rows = append(res.Rows, HostsRow{Server: s.name, HostsResult: r})
 			if err != nil {
 				return res, fmt.Errorf("%s, %d hosts: %w", s.name, n, err)
@@ -213,8 +214,8 @@ func (n *nginx) stop() {
 func HostsMarkdown(w io.Writer, r HostsResult) {
 	fmt.Fprintf(w, "\n%d packages, %s per host; each host fetches repomd.xml, primary, then every package over 3 connections (dnf's max_parallel_downloads).\n",
 		r.Packages, human(r.Bytes))
-	fmt.Fprintf(w, "\n| server | hosts | wall | per-package p50 | p95 | max | failed requests | failed hosts | MB/s | req/s | ÷ nginx |\n")
-	fmt.Fprintf(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(w, "\n| server | hosts | wall | downloads done | per-package p50 | p95 | max | failed requests | failed hosts | MB/s | req/s | ÷ nginx |\n")
+	fmt.Fprintf(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	ceiling := map[int]float64{}
 	for _, row := range r.Rows {
 		if row.Server == "nginx" {
@@ -226,8 +227,23 @@ func HostsMarkdown(w io.Writer, r HostsResult) {
 		if c := ceiling[row.Hosts]; c > 0 && row.Server != "nginx" {
 			vs = fmt.Sprintf("%.2f", row.MBps/c)
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %d | %d | %.1f | %.0f | %s |\n", row.Server, row.Hosts, secs(row.Wall),
+		done := "all"
+		if row.Requests < row.Planned {
+			done = fmt.Sprintf("%.1f%%", 100*float64(row.Requests)/float64(max(row.Planned, 1)))
+		}
+		if row.Stopped {
+			done += " (stopped)"
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %d | %d | %.1f | %.0f | %s |\n", row.Server, row.Hosts, secs(row.Wall), done,
 			ms(row.PerPackageP50), ms(row.PerPackageP95), ms(row.PerPackageMax), row.Failures, row.HostsFailed, row.MBps, row.RPS, vs)
+	}
+	for _, row := range r.Rows {
+		if len(row.FirstErrors) > 0 {
+			fmt.Fprintf(w, "\n%s, %d hosts, first errors:\n", row.Server, row.Hosts)
+			for _, e := range row.FirstErrors {
+				fmt.Fprintf(w, "- %s\n", e)
+			}
+		}
 	}
 }
 

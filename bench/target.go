@@ -14,13 +14,17 @@ type Target struct {
 	Name                string // shown in tables: "pith", "Pulp"
 	URL, User, Password string // API origin and credentials
 	Content             string // content origin, when not the API's
+	// DB is the target's database (postgres://…), for scenarios that write their data
+	// set straight into it (promote).
+	DB string
 	// Procs selects the server's processes, for their peak memory and CPU.
 	Procs load.Selector
 }
 
-// ParseTarget reads "name=URL" with optional ",user=…,password=…,content=URL,procs=a|b"
+// ParseTarget reads "name=URL" with optional ",user=…,password=…,content=URL,procs=a|b,db=URL"
 // parts; procs lists command-line substrings of the target's processes (their children
-// count too), content the content app's origin when it is not the API's.
+// count too), content the content app's origin when it is not the API's, db its
+// database.
 // An empty password is taken from the environment variable PASSWORD_<NAME>.
 func ParseTarget(s string) (Target, error) {
 	name, rest, ok := strings.Cut(s, "=")
@@ -43,8 +47,10 @@ func ParseTarget(s string) (Target, error) {
 			t.Procs.CmdlineContains = strings.Split(v, "|")
 		case "content":
 			t.Content = strings.TrimSuffix(v, "/")
+		case "db":
+			t.DB = v
 		default:
-			return t, fmt.Errorf("target %q: unknown part %q (user, password, content, procs)", s, k)
+			return t, fmt.Errorf("target %q: unknown part %q (user, password, content, procs, db)", s, k)
 		}
 	}
 	if t.Password == "" {

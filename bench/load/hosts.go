@@ -57,6 +57,10 @@ type HostsConfig struct {
 	Retries int
 	// RetryDelay is the pause before a retry (default none, as librepo).
 	RetryDelay time.Duration
+	// Limit, when positive, ends the run after that long: hosts start no new download
+	// and the ones in flight finish (a server too slow to serve the whole crowd in
+	// reasonable time is measured over that window; HostsResult.Stopped says so).
+	Limit time.Duration
 }
 
 // HostsResult is what a Hosts run measured. Redirects are followed (dnf follows them)
@@ -65,6 +69,8 @@ type HostsResult struct {
 	Hosts       int
 	HostsFailed int   // hosts that stopped because their metadata failed
 	Requests    int64 // downloads attempted (metadata and paths), retries not counted
+	Planned     int64 // downloads the hosts would make: Hosts × (Metadata + Paths)
+	Stopped     bool  // Limit ended the run before every host was done
 	Retries     int64 // extra attempts made
 	Failures    int64 // downloads that failed after their retries
 	Bytes       int64 // body bytes read, over all attempts
@@ -94,6 +100,10 @@ func Hosts(ctx context.Context, cfg HostsConfig) (HostsResult, error) {
 	}
 	run := &hostsRun{cfg: cfg, errs: map[string]bool{}}
 	start := time.Now()
+	if cfg.Limit > 0 {
+		t := time.AfterFunc(cfg.Limit, func() { run.stop.Store(true) })
+		defer t.Stop()
+	}
 	var wg sync.WaitGroup
 	for i := range cfg.Hosts {
 		wg.Go(func() { run.host(ctx, i) })
@@ -121,6 +131,8 @@ type hostsRun struct {
 	cfg                                HostsConfig
 	requests, retries, failures, bytes atomic.Int64
 	hostsFailed                        atomic.Int64
+	stop                               atomic.Bool // Limit passed
+	stopped                            atomic.Bool // a host left downloads undone because of it
 	perPackage                         histogram
 	mu                                 sync.Mutex
 	errs                               map[string]bool
@@ -135,6 +147,10 @@ func (r *hostsRun) host(ctx context.Context, id int) {
 	c := &hostClient{run: r, ua: "pith-bench-host/" + strconv.Itoa(id), client: newHostClient(r.cfg)}
 	defer c.client.CloseIdleConnections()
 	for _, p := range r.cfg.Metadata {
+		if r.stop.Load() {
+			r.stopped.Store(true)
+			return
+		}
 		if _, err := c.fetch(ctx, p); err != nil {
 			r.hostsFailed.Add(1)
 			return
@@ -147,6 +163,10 @@ func (r *hostsRun) host(ctx context.Context, id int) {
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(r.cfg.Paths) || ctx.Err() != nil {
+					return
+				}
+				if r.stop.Load() {
+					r.stopped.Store(true)
 					return
 				}
 				start := time.Now()
@@ -304,6 +324,8 @@ func (r *hostsRun) result(wall time.Duration) HostsResult {
 		Hosts:         r.cfg.Hosts,
 		HostsFailed:   int(r.hostsFailed.Load()),
 		Requests:      r.requests.Load(),
+		Planned:       int64(r.cfg.Hosts * (len(r.cfg.Metadata) + len(r.cfg.Paths))),
+		Stopped:       r.stopped.Load(),
 		Retries:       r.retries.Load(),
 		Failures:      r.failures.Load(),
 		Bytes:         r.bytes.Load(),

@@ -127,6 +127,31 @@ func TestHostsNoRetries(t *testing.T) {
 	}
 }
 
+// A run with a limit stops starting downloads when it passes: what was in flight
+// finishes, nothing fails, and the result says how much was done of what was planned.
+func TestHostsLimit(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond)
+		w.Write(make([]byte, 100))
+	}))
+	t.Cleanup(ts.Close)
+	res, err := Hosts(context.Background(), HostsConfig{Base: ts.URL + "/repo/", Hosts: 4, Metadata: []string{"repodata/repomd.xml"},
+		Paths: repoPaths(1000), Limit: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Stopped || res.Planned != 4*1001 || res.Requests >= res.Planned || res.Requests < 4 {
+		t.Errorf("stopped %v, requests %d of %d planned", res.Stopped, res.Requests, res.Planned)
+	}
+	if res.Failures != 0 || res.Bytes != (res.Requests)*100 {
+		t.Errorf("failures %d, bytes %d for %d requests", res.Failures, res.Bytes, res.Requests)
+	}
+	whole := runHosts(t, &repoServer{}, 0)
+	if whole.Stopped || whole.Requests != whole.Planned {
+		t.Errorf("without a limit: stopped %v, requests %d of %d planned", whole.Stopped, whole.Requests, whole.Planned)
+	}
+}
+
 func TestHostsBadConfig(t *testing.T) {
 	ctx := context.Background()
 	if _, err := Hosts(ctx, HostsConfig{Base: "http://x/repo", Hosts: 1}); err == nil {

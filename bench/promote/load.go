@@ -115,7 +115,6 @@ func load(ctx context.Context, cfg Config) (dataset, error) {
 		return ds, fmt.Errorf("load units: %w", err)
 	}
 
-	extra := max(cfg.Versions-cfg.Repos, 0)
 	series := `WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?) SELECT ?, ? + (? + i) % ?, 1 + (i * ?) / ? FROM s`
 	if d == meta.Postgres {
 		series = `SELECT CAST(? AS BIGINT), CAST(? AS BIGINT) + (CAST(? AS BIGINT) + i) % CAST(? AS BIGINT), 1 + (i * CAST(? AS BIGINT)) / CAST(? AS BIGINT)
@@ -137,11 +136,7 @@ func load(ctx context.Context, cfg Config) (dataset, error) {
 				return err
 			}
 			for i := start; i < min(start+perTx, cfg.Repos); i++ {
-				k := extra / cfg.Repos
-				if i < extra%cfg.Repos {
-					k++
-				}
-				k = min(k, ds.perRepo) // no empty versions
+				k, first := cfg.shape(i)
 				pid := uuid.NewString()
 				var id int64
 				if err := repo.QueryRowContext(ctx, pid, fmt.Sprintf("promote-%s-%06d", ds.runID, i), k+1, now, now).Scan(&id); err != nil {
@@ -154,7 +149,6 @@ func load(ctx context.Context, cfg Config) (dataset, error) {
 				}
 				ds.versions += int64(k + 1)
 				if k > 0 {
-					first := (int64(i) * 7919) % int64(cfg.Units)
 					args := []any{ds.perRepo, id, ds.firstID, first, cfg.Units, k, ds.perRepo}
 					if d == meta.Postgres {
 						args = []any{id, ds.firstID, first, cfg.Units, k, ds.perRepo, ds.perRepo}
@@ -177,6 +171,18 @@ func load(ctx context.Context, cfg Config) (dataset, error) {
 		conn.ExecContext(ctx, `ANALYZE`)
 	}
 	return ds, nil
+}
+
+// shape is repository i's place in the data set: k versions after version 0 (the
+// study's versions spread evenly, none empty) and its perRepo units, starting at unit
+// first and wrapping; the m-th of them is added in version 1 + m·k/perRepo.
+func (cfg Config) shape(i int) (k, first int) {
+	extra := max(cfg.Versions-cfg.Repos, 0)
+	k = extra / cfg.Repos
+	if i < extra%cfg.Repos {
+		k++
+	}
+	return min(k, perRepo(cfg.Units)), (i * 7919) % cfg.Units
 }
 
 // summaries are the content_summary JSON of versions 0..k of a repository whose per

@@ -6,17 +6,17 @@
 package promote
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
 
+	"pith/bench"
 	"pith/bench/plot"
 	"pith/meta"
 )
@@ -32,6 +32,9 @@ type Config struct {
 	Steps                  []int // repositories per promotion step, e.g. 1000, 2000, 5000, 10000
 	BatchSize              int   // repositories per task (bulk_modify batch_size); 0 = pith's default
 	Seed                   uint64
+	// Peers are upstream Pulp installations measured after pith with the same data set
+	// and steps; each needs DB, the postgres:// URL of its (otherwise unused) database.
+	Peers []bench.Target
 }
 
 // Full is the study's data set and steps.
@@ -43,11 +46,17 @@ func Full() Config {
 type Result struct {
 	Repos, Versions, Units int
 	PerRepo                int // units (memberships) per repository
-	Load                   time.Duration
-	DBBytes                int64
-	Memberships            int64
-	BytesPerMembership     float64
-	Steps                  []Step
+	Servers                []Server
+}
+
+// Server is one server's part of a run: pith first, then each peer.
+type Server struct {
+	Name               string
+	Load               time.Duration
+	DBBytes            int64 // for a peer, what loading the data set added
+	Memberships        int64 // for a peer, the rows the data set added
+	BytesPerMembership float64
+	Steps              []Step
 }
 
 // Step is one promotion.
@@ -55,7 +64,7 @@ type Step struct {
 	Repos          int
 	Repeat         bool // the first step's size again, after every other step's versions
 	Tasks          int
-	Wall           time.Duration // POST to the group's last task finished
+	Wall           time.Duration // first request to the step's last task finished
 	VersionsPerSec float64
 	TaskP50        time.Duration
 	TaskMax        time.Duration
@@ -64,7 +73,8 @@ type Step struct {
 	Targets []string
 }
 
-// Run loads the data set and runs the steps, then the first step's size once more.
+// Run loads the data set into pith and runs the steps, then the first step's size once
+// more; then the same on each peer, with the same repositories in each step.
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.Repos <= 0 || cfg.Units <= 0 || len(cfg.Steps) == 0 {
 		return Result{}, fmt.Errorf("promote: need repositories, units and steps (got %d, %d, %v)", cfg.Repos, cfg.Units, cfg.Steps)
@@ -74,43 +84,104 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			return Result{}, fmt.Errorf("promote: step of %d repositories, but the data set has %d", n, cfg.Repos)
 		}
 	}
+	for _, p := range cfg.Peers {
+		if !strings.HasPrefix(p.DB, "postgres://") && !strings.HasPrefix(p.DB, "postgresql://") {
+			return Result{}, fmt.Errorf("promote: peer %s needs db=postgres://… (its database, which the data set is written to)", p.Name)
+		}
+	}
 	res := Result{Repos: cfg.Repos, Versions: cfg.Versions, Units: cfg.Units, PerRepo: perRepo(cfg.Units)}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
+	steps := append(slices.Clone(cfg.Steps), cfg.Steps[0])
+	picks := make([][]int, len(steps))
+	for i, n := range steps {
+		picks[i] = rng.Perm(cfg.Repos)[:n]
+	}
+
+	srv := Server{Name: "pith"}
 	start := time.Now()
 	ds, err := load(ctx, cfg)
 	if err != nil {
 		return res, err
 	}
-	res.Load = time.Since(start)
+	srv.Load = time.Since(start)
 	res.Versions = int(ds.versions)
-	if res.Memberships, err = memberships(ctx, cfg.DB); err != nil {
+	members, err := memberships(ctx, cfg.DB)
+	if err != nil {
 		return res, err
 	}
-	if res.DBBytes, err = dbSize(ctx, cfg.DB); err != nil {
+	size, err := dbSize(ctx, cfg.DB)
+	if err != nil {
 		return res, err
 	}
-	if res.Memberships > 0 {
-		res.BytesPerMembership = float64(res.DBBytes) / float64(res.Memberships)
+	srv.setSize(size, members)
+	c := bench.NewClient(bench.Target{URL: cfg.URL, User: cfg.User, Password: cfg.Password})
+	err = runSteps(ctx, &srv, picks, func(i int) (string, error) { return newUnit(ctx, cfg.DB, ds.runID, i) },
+		func(k int) string { return ds.repos[k].pulpID },
+		func(unit string, targets []string) (Step, error) {
+			return bulkModify(ctx, c, unit, targets, cfg.BatchSize)
+		})
+	res.Servers = append(res.Servers, srv)
+	if err != nil {
+		return res, err
 	}
-	c := &client{base: strings.TrimSuffix(cfg.URL, "/"), user: cfg.User, password: cfg.Password}
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
-	steps := append(slices.Clone(cfg.Steps), cfg.Steps[0])
-	for i, n := range steps {
-		unit, err := newUnit(ctx, cfg.DB, ds.runID, i)
+
+	for _, p := range cfg.Peers {
+		srv := Server{Name: p.Name}
+		// The peer's database may hold other data: count what the load added.
+		size0, mem0, err := pulpDBStats(ctx, p.DB)
 		if err != nil {
-			return res, err
+			return res, fmt.Errorf("%s: %w", p.Name, err)
 		}
-		targets := make([]string, n)
-		for j, k := range rng.Perm(len(ds.repos))[:n] {
-			targets[j] = "/pulp/api/v3/repositories/file/file/" + ds.repos[k].pulpID + "/"
-		}
-		st, err := c.promote(ctx, unit, targets, cfg.BatchSize)
+		start := time.Now()
+		repos, err := loadPulp(ctx, p.DB, cfg, ds.runID)
 		if err != nil {
-			return res, fmt.Errorf("step %d (%d repositories): %w", i+1, n, err)
+			return res, fmt.Errorf("%s: %w", p.Name, err)
 		}
-		st.Repeat = i == len(steps)-1
-		res.Steps = append(res.Steps, st)
+		srv.Load = time.Since(start)
+		size, members, err := pulpDBStats(ctx, p.DB)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", p.Name, err)
+		}
+		srv.setSize(size-size0, members-mem0)
+		c := bench.NewClient(p)
+		err = runSteps(ctx, &srv, picks, func(i int) (string, error) { return newPulpUnit(ctx, p.DB, ds.runID, i) },
+			func(k int) string { return repos[k] },
+			func(unit string, targets []string) (Step, error) { return modifyEach(ctx, c, unit, targets) })
+		res.Servers = append(res.Servers, srv)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", p.Name, err)
+		}
 	}
 	return res, nil
+}
+
+func (s *Server) setSize(bytes, memberships int64) {
+	s.DBBytes, s.Memberships = bytes, memberships
+	if memberships > 0 {
+		s.BytesPerMembership = float64(bytes) / float64(memberships)
+	}
+}
+
+// runSteps promotes a new unit into the picked repositories of each step.
+func runSteps(ctx context.Context, srv *Server, picks [][]int, unit func(step int) (string, error), id func(pos int) string,
+	promote func(unit string, targets []string) (Step, error)) error {
+	for i, pick := range picks {
+		u, err := unit(i)
+		if err != nil {
+			return err
+		}
+		targets := make([]string, len(pick))
+		for j, k := range pick {
+			targets[j] = "/pulp/api/v3/repositories/file/file/" + id(k) + "/"
+		}
+		st, err := promote(u, targets)
+		if err != nil {
+			return fmt.Errorf("step %d (%d repositories): %w", i+1, len(pick), err)
+		}
+		st.Repeat = i == len(picks)-1
+		srv.Steps = append(srv.Steps, st)
+	}
+	return ctx.Err()
 }
 
 // newUnit stores the unit a step promotes, in the same way as the generated ones.
@@ -131,54 +202,21 @@ func newUnit(ctx context.Context, dsn, run string, step int) (string, error) {
 	return "/pulp/api/v3/content/file/files/" + c.PulpID + "/", nil
 }
 
-type client struct {
-	base, user, password string
-}
-
-func (c *client) do(ctx context.Context, method, path string, body any, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
-	if err != nil {
-		return err
-	}
-	req.SetBasicAuth(c.user, c.password)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, b)
-	}
-	return json.Unmarshal(b, out)
-}
-
 type groupView struct {
 	AllTasksDispatched bool `json:"all_tasks_dispatched"`
 	Waiting, Running   int
 	Canceling, Failed  int
 	Canceled           int
 	Tasks              []struct {
-		PulpHref   string  `json:"pulp_href"`
-		State      string  `json:"state"`
-		StartedAt  *string `json:"started_at"`
-		FinishedAt *string `json:"finished_at"`
+		PulpHref   string     `json:"pulp_href"`
+		State      string     `json:"state"`
+		StartedAt  *time.Time `json:"started_at"`
+		FinishedAt *time.Time `json:"finished_at"`
 	} `json:"tasks"`
 }
 
-// promote adds unit to the targets with one bulk_modify call and waits for its group.
-func (c *client) promote(ctx context.Context, unit string, targets []string, batch int) (Step, error) {
+// bulkModify adds unit to the targets with one bulk_modify call and waits for its group.
+func bulkModify(ctx context.Context, c *bench.Client, unit string, targets []string, batch int) (Step, error) {
 	st := Step{Repos: len(targets), Unit: unit, Targets: targets}
 	body := map[string]any{"repositories": targets, "add_content_units": []string{unit}}
 	if batch > 0 {
@@ -188,12 +226,12 @@ func (c *client) promote(ctx context.Context, unit string, targets []string, bat
 	var ref struct {
 		TaskGroup string `json:"task_group"`
 	}
-	if err := c.do(ctx, "POST", "/pulp/api/v3/repositories/bulk_modify/", body, &ref); err != nil {
+	if err := c.JSON(ctx, "POST", "/pulp/api/v3/repositories/bulk_modify/", body, &ref); err != nil {
 		return st, err
 	}
 	var g groupView
 	for {
-		if err := c.do(ctx, "GET", ref.TaskGroup, nil, &g); err != nil {
+		if err := c.JSON(ctx, "GET", ref.TaskGroup, nil, &g); err != nil {
 			return st, err
 		}
 		if g.AllTasksDispatched && g.Waiting+g.Running+g.Canceling == 0 {
@@ -212,7 +250,7 @@ func (c *client) promote(ctx context.Context, unit string, targets []string, bat
 		}
 		for _, t := range g.Tasks {
 			if t.State != "completed" {
-				c.do(ctx, "GET", t.PulpHref, nil, &tk)
+				c.JSON(ctx, "GET", t.PulpHref, nil, &tk)
 				return st, fmt.Errorf("task %s %s: %v", t.PulpHref, t.State, tk.Error)
 			}
 		}
@@ -221,50 +259,95 @@ func (c *client) promote(ctx context.Context, unit string, targets []string, bat
 	st.VersionsPerSec = float64(len(targets)) / st.Wall.Seconds()
 	var ds []time.Duration
 	for _, t := range g.Tasks {
-		if t.StartedAt == nil || t.FinishedAt == nil {
-			continue
-		}
-		a, err1 := time.Parse(time.RFC3339Nano, *t.StartedAt)
-		b, err2 := time.Parse(time.RFC3339Nano, *t.FinishedAt)
-		if err1 == nil && err2 == nil {
-			ds = append(ds, b.Sub(a))
+		if t.StartedAt != nil && t.FinishedAt != nil {
+			ds = append(ds, t.FinishedAt.Sub(*t.StartedAt))
 		}
 	}
-	if len(ds) > 0 {
-		slices.Sort(ds)
-		st.TaskP50, st.TaskMax = ds[len(ds)/2], ds[len(ds)-1]
-	}
+	st.TaskP50, st.TaskMax = spread(ds)
 	return st, nil
+}
+
+// spread is the median and the largest of ds (zero when empty).
+func spread(ds []time.Duration) (p50, most time.Duration) {
+	if len(ds) == 0 {
+		return 0, 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2], ds[len(ds)-1]
 }
 
 // Markdown writes the result as the tables docs/benchmarks.md uses.
 func Markdown(w io.Writer, r Result) {
 	fmt.Fprintf(w, "Data set: %d repositories, %d versions, %d units, %d units per repository.\n\n", r.Repos, r.Versions, r.Units, r.PerRepo)
-	fmt.Fprintf(w, "| load | database | memberships | bytes per membership |\n| --- | --- | --- | --- |\n")
-	fmt.Fprintf(w, "| %s | %.1f MiB | %d | %.1f |\n\n", r.Load.Round(time.Second), float64(r.DBBytes)/(1<<20), r.Memberships, r.BytesPerMembership)
-	fmt.Fprintf(w, "| repositories | tasks | wall | versions/s | task p50 | task max |\n| --- | --- | --- | --- | --- | --- |\n")
-	for _, s := range r.Steps {
-		name := fmt.Sprint(s.Repos)
-		if s.Repeat {
-			name += " (again, at the end)"
+	fmt.Fprintf(w, "| server | load | database | memberships | bytes per membership |\n| --- | --- | --- | --- | --- |\n")
+	for _, s := range r.Servers {
+		fmt.Fprintf(w, "| %s | %s | %.1f MiB | %d | %.1f |\n", s.Name, s.Load.Round(time.Second), float64(s.DBBytes)/(1<<20), s.Memberships, s.BytesPerMembership)
+	}
+	fmt.Fprintf(w, "\n| server | repositories | tasks | wall | versions/s | task p50 | task max |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, s := range r.Servers {
+		for _, st := range s.Steps {
+			fmt.Fprintf(w, "| %s | %s | %d | %s | %.1f | %s | %s |\n", s.Name, stepName(st, " (again, at the end)"), st.Tasks, st.Wall.Round(time.Millisecond),
+				st.VersionsPerSec, st.TaskP50.Round(time.Millisecond), st.TaskMax.Round(time.Millisecond))
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %.0f | %s | %s |\n", name, s.Tasks, s.Wall.Round(time.Millisecond), s.VersionsPerSec,
-			s.TaskP50.Round(time.Millisecond), s.TaskMax.Round(time.Millisecond))
+	}
+	if len(r.Servers) < 2 {
+		return
+	}
+	fmt.Fprintf(w, "\n| repositories |")
+	for _, s := range r.Servers {
+		fmt.Fprintf(w, " %s versions/s |", s.Name)
+	}
+	for _, s := range r.Servers[1:] {
+		fmt.Fprintf(w, " pith ÷ %s |", s.Name)
+	}
+	fmt.Fprintf(w, "\n|%s\n", strings.Repeat(" --- |", 2*len(r.Servers)))
+	for i, st := range r.Servers[0].Steps {
+		fmt.Fprintf(w, "| %s |", stepName(st, " (again)"))
+		for _, s := range r.Servers {
+			fmt.Fprintf(w, " %s |", cell(s.Steps, i, func(p Step) string { return fmt.Sprintf("%.1f", p.VersionsPerSec) }))
+		}
+		for _, s := range r.Servers[1:] {
+			fmt.Fprintf(w, " %s |", cell(s.Steps, i, func(p Step) string { return fmt.Sprintf("%.0f×", st.VersionsPerSec/p.VersionsPerSec) }))
+		}
+		fmt.Fprintln(w)
 	}
 }
 
-// Plot draws versions per second for each step.
-func Plot(path string, r Result) error {
-	b := plot.Bars{Title: fmt.Sprintf("Promotion: one unit into N of %d repositories", r.Repos), YLabel: "new versions per second"}
-	s := plot.BarSeries{Name: "pith"}
-	for _, st := range r.Steps {
-		name := fmt.Sprint(st.Repos)
-		if st.Repeat {
-			name += " again"
-		}
-		b.Groups = append(b.Groups, name)
-		s.Values = append(s.Values, st.VersionsPerSec)
+func stepName(st Step, again string) string {
+	if st.Repeat {
+		return fmt.Sprint(st.Repos) + again
 	}
-	b.Series = []plot.BarSeries{s}
+	return fmt.Sprint(st.Repos)
+}
+
+// cell formats steps[i], or "–" when the server did not get that far.
+func cell(steps []Step, i int, f func(Step) string) string {
+	if i >= len(steps) || steps[i].VersionsPerSec == 0 {
+		return "–"
+	}
+	return f(steps[i])
+}
+
+// Plot draws versions per second for each step, a bar per server, on a log scale when
+// there are peers (Pulp's rate is orders of magnitude below pith's).
+func Plot(path string, r Result) error {
+	b := plot.Bars{Title: fmt.Sprintf("Promotion: one unit into N of %d repositories", r.Repos), YLabel: "new versions per second", LogY: len(r.Servers) > 1}
+	if len(r.Servers) == 0 {
+		return fmt.Errorf("promote: nothing measured to plot")
+	}
+	for _, st := range r.Servers[0].Steps {
+		b.Groups = append(b.Groups, stepName(st, " again"))
+	}
+	for _, s := range r.Servers {
+		bs := plot.BarSeries{Name: s.Name}
+		for i := range b.Groups {
+			v := math.NaN()
+			if i < len(s.Steps) && s.Steps[i].VersionsPerSec > 0 {
+				v = s.Steps[i].VersionsPerSec
+			}
+			bs.Values = append(bs.Values, v)
+		}
+		b.Series = append(b.Series, bs)
+	}
 	return b.WriteFile(path)
 }

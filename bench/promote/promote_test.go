@@ -56,9 +56,9 @@ type page struct {
 	Results []json.RawMessage `json:"results"`
 }
 
-func get(t *testing.T, c *client, path string, out any) {
+func get(t *testing.T, c *bench.Client, path string, out any) {
 	t.Helper()
-	if err := c.do(context.Background(), "GET", path, nil, out); err != nil {
+	if err := c.JSON(context.Background(), "GET", path, nil, out); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -76,13 +76,17 @@ func TestPromote(t *testing.T) {
 	Markdown(&md, res)
 	t.Logf("\n%s", md.String())
 	per := perRepo(cfg.Units)
-	if res.PerRepo != per || res.Memberships != int64(cfg.Repos*per) || res.Versions != cfg.Versions || len(res.Steps) != 3 {
+	if len(res.Servers) != 1 {
+		t.Fatalf("result %+v: want pith alone", res)
+	}
+	pith := res.Servers[0]
+	if res.PerRepo != per || pith.Memberships != int64(cfg.Repos*per) || res.Versions != cfg.Versions || len(pith.Steps) != 3 {
 		t.Fatalf("result %+v (per repository %d)", res, per)
 	}
 	// What each repository should hold: its generated versions, then one per step.
 	promoted := map[string][]string{}
 	sizes := append(append([]int{}, cfg.Steps...), cfg.Steps[0])
-	for i, st := range res.Steps {
+	for i, st := range pith.Steps {
 		if st.Repos != sizes[i] || st.Tasks != (st.Repos+cfg.BatchSize-1)/cfg.BatchSize || st.Repeat != (i == len(sizes)-1) {
 			t.Errorf("step %d: %+v", i, st)
 		}
@@ -90,7 +94,7 @@ func TestPromote(t *testing.T) {
 			promoted[h] = append(promoted[h], st.Unit)
 		}
 	}
-	c := &client{base: url, user: "admin", password: password}
+	c := bench.NewClient(bench.Target{URL: url, User: "admin", Password: password})
 	var repos page
 	get(t, c, "/pulp/api/v3/repositories/file/file/?limit=1000", &repos)
 	if repos.Count != cfg.Repos {

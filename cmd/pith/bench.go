@@ -160,8 +160,8 @@ func addScenarioFlags(fs *flag.FlagSet, name string) *scenarioFlags {
 		dir:  fs.String("dir", "", "work directory (default: a temporary directory)"),
 		out:  fs.String("out", "docs/benchmarks", "where the table ("+name+".md) and the plot ("+name+".png) go; empty: print only"),
 	}
-	fs.Func("peer", "upstream Pulp (or another server) to measure the same way: name=URL[,user=U][,password=P][,procs=a|b] "+
-		"(repeatable; password from PASSWORD_<NAME>)", func(v string) error {
+	fs.Func("peer", "upstream Pulp (or another server) to measure the same way: name=URL[,user=U][,password=P][,procs=a|b][,content=URL][,db=URL] "+
+		"(repeatable; password from PASSWORD_<NAME>; promote needs db=, the peer's postgres:// database)", func(v string) error {
 		t, err := bench.ParseTarget(v)
 		sf.peers = append(sf.peers, t)
 		sf.peerProc = append(sf.peerProc, t.Procs)
@@ -271,10 +271,11 @@ func benchHosts(ctx context.Context, args []string) error {
 	payload := fs.Int64("payload", 20000, "bytes of file content per package (the study: 40 MB over 2,000 packages)")
 	hosts := fs.String("hosts", "", "host counts (default 50,100; --full 100,200,500,1000)")
 	nginx := fs.Bool("nginx", true, "measure nginx serving the same files, the ceiling")
+	limit := fs.Duration("limit", 0, "end each server's run at each host count after this long (0: when every host is done); for a slow peer")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg := bench.HostsConfig{Packages: 200, Payload: *payload, Password: randomPassword(), Peers: sf.peers, Nginx: *nginx}
+	cfg := bench.HostsConfig{Packages: 200, Payload: *payload, Password: randomPassword(), Peers: sf.peers, Nginx: *nginx, Limit: *limit}
 	counts := "50,100"
 	if *sf.full {
 		cfg.Packages, counts = 2000, "100,200,500,1000"
@@ -315,7 +316,7 @@ func benchPromote(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg := promote.Config{Repos: 1000, Versions: 6000, Units: 500, Steps: []int{100, 500, 1000}, BatchSize: *batch, User: "admin", Password: randomPassword()}
+	cfg := promote.Config{Repos: 1000, Versions: 6000, Units: 500, Steps: []int{100, 500, 1000}, BatchSize: *batch, User: "admin", Password: randomPassword(), Peers: sf.peers}
 	if *sf.full {
 		full := promote.Full()
 		cfg.Repos, cfg.Versions, cfg.Units, cfg.Steps = full.Repos, full.Versions, full.Units, full.Steps

@@ -99,8 +99,8 @@ func FetchBlob(ctx context.Context, store *blob.Store, d *download.Downloader, u
 
 // Parallel runs fn for every item on at most n goroutines; the first failure cancels the
 // rest and is returned, named by what name says of its item. items may yield while the
-// work runs (a queue that fills as a sync stores what it parsed); it must stop when ctx
-// ends.
+// work runs (a queue that fills as a sync stores what it parsed); it must not block once
+// ctx ends.
 func Parallel[T any](ctx context.Context, n int, items iter.Seq[T], name func(T) string, fn func(context.Context, T) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

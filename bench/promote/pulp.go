@@ -6,13 +6,13 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"pith/bench"
+	"pith/content"
 )
 
 // Upstream Pulp is measured the same way: the same data set is written straight into
@@ -34,9 +34,9 @@ func loadPulp(ctx context.Context, dsn string, cfg Config, run string) ([]string
 		return nil, err
 	}
 	defer conn.Close(ctx)
-	var domain string
-	if err := conn.QueryRow(ctx, `SELECT pulp_id::text FROM core_domain WHERE name = 'default'`).Scan(&domain); err != nil {
-		return nil, fmt.Errorf("Pulp's default domain: %w", err)
+	domain, err := pulpDomain(ctx, conn)
+	if err != nil {
+		return nil, err
 	}
 	now := time.Now()
 	units := make([][16]byte, cfg.Units)
@@ -118,6 +118,15 @@ func loadPulp(ctx context.Context, dsn string, cfg Config, run string) ([]string
 	return repos, nil
 }
 
+// pulpDomain is the id of Pulp's default domain, which every row names.
+func pulpDomain(ctx context.Context, conn *pgx.Conn) (string, error) {
+	var id string
+	if err := conn.QueryRow(ctx, `SELECT pulp_id::text FROM core_domain WHERE name = 'default'`).Scan(&id); err != nil {
+		return "", fmt.Errorf("Pulp's default domain: %w", err)
+	}
+	return id, nil
+}
+
 // pulpUnits stores file units in Pulp's tables, each with a content artifact that has
 // no artifact (on demand), as pith's generated units are.
 func pulpUnits(ctx context.Context, conn *pgx.Conn, domain string, ids [][16]byte, paths []string, now time.Time) error {
@@ -153,8 +162,8 @@ func newPulpUnit(ctx context.Context, dsn, run string, step int) (string, error)
 		return "", err
 	}
 	defer conn.Close(ctx)
-	var domain string
-	if err := conn.QueryRow(ctx, `SELECT pulp_id::text FROM core_domain WHERE name = 'default'`).Scan(&domain); err != nil {
+	domain, err := pulpDomain(ctx, conn)
+	if err != nil {
 		return "", err
 	}
 	id := uuid.Must(uuid.NewV7())
@@ -176,49 +185,33 @@ func pulpDBStats(ctx context.Context, dsn string) (size, memberships int64, err 
 }
 
 // modifyEach adds unit to each target with its own POST …/modify/, four requests at a
-// time, then waits for every task, reading their states 100 at a time.
+// time (the first failure stops the rest), then waits for every task, reading their states 100 at a time.
 func modifyEach(ctx context.Context, c *bench.Client, unit string, targets []string) (Step, error) {
 	st := Step{Repos: len(targets), Tasks: len(targets), Unit: unit, Targets: targets}
 	start := time.Now()
 	tasks := make([]string, len(targets))
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		next  = make(chan int)
-	)
-	for range 4 {
-		wg.Go(func() {
-			for i := range next {
-				var out struct {
-					Task string `json:"task"`
-				}
-				err := c.JSON(ctx, "POST", targets[i]+"modify/", map[string]any{"add_content_units": []string{unit}}, &out)
-				if err == nil && out.Task == "" {
-					err = fmt.Errorf("POST %smodify/: no task in the answer", targets[i])
-				}
-				mu.Lock()
-				if err != nil && first == nil {
-					first = err
-				}
-				mu.Unlock()
-				tasks[i] = path.Base(strings.TrimSuffix(out.Task, "/"))
+	indices := func(yield func(int) bool) {
+		for i := range targets {
+			if !yield(i) {
+				return
 			}
-		})
-	}
-	for i := range targets {
-		mu.Lock()
-		failed := first != nil
-		mu.Unlock()
-		if failed {
-			break
 		}
-		next <- i
 	}
-	close(next)
-	wg.Wait()
-	if first != nil {
-		return st, first
+	err := content.Parallel(ctx, 4, indices, func(i int) string { return targets[i] }, func(ctx context.Context, i int) error {
+		var out struct {
+			Task string `json:"task"`
+		}
+		if err := c.JSON(ctx, "POST", targets[i]+"modify/", map[string]any{"add_content_units": []string{unit}}, &out); err != nil {
+			return err
+		}
+		if out.Task == "" {
+			return fmt.Errorf("POST %smodify/: no task in the answer", targets[i])
+		}
+		tasks[i] = path.Base(strings.TrimSuffix(out.Task, "/"))
+		return nil
+	})
+	if err != nil {
+		return st, err
 	}
 	var ds []time.Duration
 	pending := tasks

@@ -563,9 +563,8 @@ func (s *syncRun) startDownloads(ctx context.Context, cancel context.CancelCause
 }
 
 // fetchQueue is what storePackages has queued for download: all yields each package
-// once, waiting for more until the queue is closed or ctx ends.
+// once, waiting for more until the queue is closed (by the sync, or when ctx ends).
 type fetchQueue struct {
-	ctx    context.Context
 	pd     *task.Progress
 	mu     sync.Mutex
 	more   *sync.Cond
@@ -574,7 +573,7 @@ type fetchQueue struct {
 }
 
 func newFetchQueue(ctx context.Context, pd *task.Progress) *fetchQueue {
-	q := &fetchQueue{ctx: ctx, pd: pd}
+	q := &fetchQueue{pd: pd}
 	q.more = sync.NewCond(&q.mu)
 	context.AfterFunc(ctx, q.close)
 	return q
@@ -602,10 +601,10 @@ func (q *fetchQueue) all() iter.Seq[*pkgToFetch] {
 	return func(yield func(*pkgToFetch) bool) {
 		for i := 0; ; i++ {
 			q.mu.Lock()
-			for i >= len(q.items) && !q.closed && q.ctx.Err() == nil {
+			for i >= len(q.items) && !q.closed {
 				q.more.Wait()
 			}
-			if i >= len(q.items) || q.ctx.Err() != nil {
+			if i >= len(q.items) {
 				q.mu.Unlock()
 				return
 			}

@@ -479,8 +479,8 @@ func TestRedirectToStorage(t *testing.T) {
 	f.srv = New(f.db, store, Options{RedirectToStorage: true})
 	for range 3 {
 		rec := f.get("/pulp/content/rd/r.txt")
-		if rec.Code != 302 || rec.Header().Get("Location") != "https://bucket.example/"+sum(data)+"?type=text/plain" {
-			t.Errorf("redirect: %d %v", rec.Code, rec.Header())
+		if rec.Code != 302 || rec.Header().Get("Location") != "https://bucket.example/"+sum(data)+"?type=text/plain" || rec.Body.Len() != 0 {
+			t.Errorf("redirect: %d %v %q", rec.Code, rec.Header(), rec.Body)
 		}
 	}
 	if n := signed.Load(); n != 1 {

@@ -53,6 +53,7 @@ type ServeLevel struct {
 // ServeRow is one configuration's sweep.
 type ServeRow struct {
 	Name   string
+	Peer   bool // another server (upstream Pulp), not a pith configuration
 	Levels []ServeLevel
 	Err    error
 }
@@ -192,7 +193,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (ServeResult, error) {
 		}
 	}
 	for i, p := range cfg.Peers {
-		row := ServeRow{Name: p.Name}
+		row := ServeRow{Name: p.Name, Peer: true}
 		d, err := SyncPublishDistribute(ctx, p, up.URL, "immediate")
 		if err != nil {
 			return res, fmt.Errorf("%s: load the repository: %w", p.Name, err)
@@ -313,6 +314,9 @@ func ServePlot(path string, r ServeResult) error {
 	l := plot.Line{Title: fmt.Sprintf("Content serving: %d random package URLs", r.Packages), XLabel: "concurrent connections (wrk)",
 		YLabel: "req/s", LogX: true, YFromZero: true}
 	for _, row := range r.Rows {
+		// Upstream Pulp serves about a hundredth of pith's rate: on a linear axis its
+		// line lies on zero.
+		l.LogY = l.LogY || row.Peer
 		s := plot.Series{Name: row.Name}
 		for _, lv := range row.Levels {
 			s.X, s.Y = append(s.X, float64(lv.Users)), append(s.Y, lv.RPS)

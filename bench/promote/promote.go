@@ -115,7 +115,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	srv.setSize(size, members)
 	c := bench.NewClient(bench.Target{URL: cfg.URL, User: cfg.User, Password: cfg.Password})
-	err = runSteps(ctx, &srv, picks, func(i int) (string, error) { return newUnit(ctx, cfg.DB, ds.runID, i) },
+	err = runSteps(&srv, picks, func(i int) (string, error) { return newUnit(ctx, cfg.DB, ds.runID, i) },
 		func(k int) string { return ds.repos[k].pulpID },
 		func(unit string, targets []string) (Step, error) {
 			return bulkModify(ctx, c, unit, targets, cfg.BatchSize)
@@ -144,7 +144,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		srv.setSize(size-size0, members-mem0)
 		c := bench.NewClient(p)
-		err = runSteps(ctx, &srv, picks, func(i int) (string, error) { return newPulpUnit(ctx, p.DB, ds.runID, i) },
+		err = runSteps(&srv, picks, func(i int) (string, error) { return newPulpUnit(ctx, p.DB, ds.runID, i) },
 			func(k int) string { return repos[k] },
 			func(unit string, targets []string) (Step, error) { return modifyEach(ctx, c, unit, targets) })
 		res.Servers = append(res.Servers, srv)
@@ -163,7 +163,7 @@ func (s *Server) setSize(bytes, memberships int64) {
 }
 
 // runSteps promotes a new unit into the picked repositories of each step.
-func runSteps(ctx context.Context, srv *Server, picks [][]int, unit func(step int) (string, error), id func(pos int) string,
+func runSteps(srv *Server, picks [][]int, unit func(step int) (string, error), id func(pos int) string,
 	promote func(unit string, targets []string) (Step, error)) error {
 	for i, pick := range picks {
 		u, err := unit(i)
@@ -181,7 +181,7 @@ func runSteps(ctx context.Context, srv *Server, picks [][]int, unit func(step in
 		st.Repeat = i == len(picks)-1
 		srv.Steps = append(srv.Steps, st)
 	}
-	return ctx.Err()
+	return nil
 }
 
 // newUnit stores the unit a step promotes, in the same way as the generated ones.

@@ -115,9 +115,13 @@ type Driver interface {
 	Delete(ctx context.Context, sha256 string) error
 	// Walk visits committed blobs only; an error from fn stops the walk and is returned.
 	Walk(ctx context.Context, fn func(sha256 string, info Info) error) error
+}
 
-	// Parts hold the chunks of uploads in progress beside the blobs, so that every
-	// process sharing the storage can take a chunk of an upload and commit it.
+// Stager is a Driver that also holds the chunks of uploads in progress (parts) beside
+// the blobs, so that every process sharing the storage can take a chunk of an upload
+// and commit it. A store whose driver is no Stager refuses chunked uploads
+// (ErrNoStaging).
+type Stager interface {
 	// PutPart stores exactly size bytes of r as the part of upload at offset, replacing
 	// one stored there; r yields exactly size bytes (the Store checks). A part is visible
 	// only once PutPart returned nil.

@@ -12,6 +12,18 @@ import (
 // ErrInvalidUpload means an upload name is not a short lower-case hex/dash identifier.
 var ErrInvalidUpload = errors.New("invalid upload name")
 
+// ErrNoStaging means the store's driver holds no parts of uploads (it is no Stager).
+var ErrNoStaging = errors.New("the blob storage does not stage chunked uploads")
+
+// stager is the store's driver as a Stager.
+func (s *Store) stager() (Stager, error) {
+	st, ok := s.driver.(Stager)
+	if !ok {
+		return nil, fmt.Errorf("driver %s: %w", s.driver.Name(), ErrNoStaging)
+	}
+	return st, nil
+}
+
 // checkUpload keeps upload names safe as path and key components.
 func checkUpload(upload string) error {
 	if upload == "" || len(upload) > 64 {
@@ -35,9 +47,13 @@ func (s *Store) PutPart(ctx context.Context, upload string, offset, size int64, 
 	if offset < 0 || size < 0 {
 		return "", fmt.Errorf("blob put part: offset %d, size %d: must not be negative", offset, size)
 	}
+	st, err := s.stager()
+	if err != nil {
+		return "", err
+	}
 	h := sha256.New()
 	er := &exactReader{r: ctxReader{ctx, r}, left: size, h: h}
-	if err := s.driver.PutPart(ctx, upload, offset, er, size); err != nil {
+	if err := st.PutPart(ctx, upload, offset, er, size); err != nil {
 		if er.err != nil {
 			return "", er.err
 		}
@@ -54,7 +70,11 @@ func (s *Store) OpenPart(ctx context.Context, upload string, offset int64) (io.R
 	if err := checkUpload(upload); err != nil {
 		return nil, err
 	}
-	r, err := s.driver.OpenPart(ctx, upload, offset)
+	st, err := s.stager()
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.OpenPart(ctx, upload, offset)
 	if err != nil {
 		return nil, s.fail("open part", "", err)
 	}
@@ -66,7 +86,11 @@ func (s *Store) DeleteParts(ctx context.Context, upload string) error {
 	if err := checkUpload(upload); err != nil {
 		return err
 	}
-	if err := s.driver.DeleteParts(ctx, upload); err != nil {
+	st, err := s.stager()
+	if err != nil {
+		return err
+	}
+	if err := st.DeleteParts(ctx, upload); err != nil {
 		return s.fail("delete parts", "", err)
 	}
 	return nil

@@ -21,6 +21,11 @@ const (
 	fileMode    = 0o640
 )
 
+var (
+	_ blob.Driver = (*Driver)(nil)
+	_ blob.Stager = (*Driver)(nil)
+)
+
 // Driver stores blobs in a directory tree. It is safe for concurrent use, also by several
 // processes sharing the directory.
 type Driver struct {

@@ -23,7 +23,10 @@ type object struct {
 	modTime time.Time
 }
 
-var _ blob.Driver = (*Driver)(nil)
+var (
+	_ blob.Driver = (*Driver)(nil)
+	_ blob.Stager = (*Driver)(nil)
+)
 
 // New returns an empty driver.
 func New() *Driver { return &Driver{blobs: map[string]object{}, parts: map[string]map[int64][]byte{}} }

@@ -66,6 +66,11 @@ func redact(raw string) string {
 	return raw
 }
 
+var (
+	_ blob.Driver = (*Driver)(nil)
+	_ blob.Stager = (*Driver)(nil)
+)
+
 // Driver stores blobs in a bucket.
 type Driver struct {
 	c      *minio.Client

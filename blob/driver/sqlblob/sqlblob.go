@@ -24,23 +24,19 @@ type Driver struct {
 	db *meta.DB
 }
 
-var _ blob.Driver = (*Driver)(nil)
+var (
+	_ blob.Driver = (*Driver)(nil)
+	_ blob.Stager = (*Driver)(nil)
+)
 
-// New returns a driver over db, creating its tables if they are absent.
+// New returns a driver over db, whose migrations (meta.DB.Migrate) made its tables.
 func New(ctx context.Context, db *meta.DB) (*Driver, error) {
 	if db == nil {
 		return nil, errors.New("blob database: nil database")
 	}
-	err := db.Tx(ctx, func(tx *meta.Tx) error {
-		for _, s := range schema(db.Dialect()) {
-			if _, err := tx.Exec(ctx, s); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("blob database: create tables on %s: %w", db.Dialect(), err)
+	var n int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM blob_parts WHERE upload = ''`).Scan(&n); err != nil {
+		return nil, fmt.Errorf("blob database: its tables are missing on %s (run pith migrate): %w", db.Dialect(), err)
 	}
 	return &Driver{db: db}, nil
 }

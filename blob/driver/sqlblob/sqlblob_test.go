@@ -36,6 +36,9 @@ func open(t testing.TB, dsn string) (*sqlblob.Driver, *meta.DB) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	d, err := sqlblob.New(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -286,7 +289,7 @@ func TestNew(t *testing.T) {
 		}
 		sha := write(t, d, []byte("survives"), 3)
 		if err := db.Migrate(t.Context()); err != nil {
-			t.Fatalf("meta migrations beside the driver's tables: %v", err)
+			t.Fatalf("migrations again: %v", err)
 		}
 		again, err := sqlblob.New(t.Context(), db) // tables exist: nothing changes
 		if err != nil {

@@ -2,18 +2,16 @@ package api
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 
+	"pith/api/href"
 	"pith/api/openapi"
+	"pith/api/rest"
+	"pith/content"
 	"pith/meta"
 	"pith/task"
 )
-
-// bulkModifyTask adds and removes units in a batch of repositories, one new version each,
-// all in one transaction.
-const bulkModifyTask = "pith.app.tasks.repository.bulk_modify"
 
 // Limits of a bulk modify request.
 const (
@@ -27,7 +25,7 @@ const (
 // (clients such as the pulp CLI validate against it; docs/compatibility.md lists them).
 func (s *Server) extensions() []route {
 	return []route{
-		{op: openapi.Operation{ID: "repositories_bulk_modify", Method: "POST", Path: apiPath + "repositories/bulk_modify/"},
+		{op: openapi.Operation{ID: "repositories_bulk_modify", Method: "POST", Path: href.Root + "repositories/bulk_modify/"},
 			pattern: "/pulp/api/v3/repositories/bulk_modify/{$}", h: s.bulkModify},
 	}
 }
@@ -41,42 +39,33 @@ type bulkModifyIn struct {
 	BatchSize          *int     `json:"batch_size" openapi:"minimum=1,maximum=5000,default=500"`
 }
 
-// BulkModifyArgs are the arguments of one bulk_modify task: its batch of repositories
-// (UUIDs) and the change made to each.
-type BulkModifyArgs struct {
-	Repositories []string `json:"repositories"`
-	Add          []int64  `json:"add"`
-	Remove       []int64  `json:"remove"`
-	RemoveAll    bool     `json:"remove_all"`
-}
-
 // bulkModify validates everything first, so that a bad request dispatches nothing, then
 // dispatches one task per batch of repositories as one task group. Each task locks only
 // its own repositories, so batches run in parallel on as many workers as there are.
 func (s *Server) bulkModify(w http.ResponseWriter, r *http.Request) error {
 	var in bulkModifyIn
-	raw, err := readBody(r, &in, nil)
+	raw, err := rest.ReadBody(r, &in, nil)
 	if err != nil {
 		return err
 	}
-	if err := requireFields(raw, "repositories"); err != nil {
+	if err := rest.Require(raw, "repositories"); err != nil {
 		return err
 	}
-	if err := decode(raw, &in); err != nil {
+	if err := rest.Decode(raw, &in); err != nil {
 		return err
 	}
 	batch := bulkDefaultBatch
 	if in.BatchSize != nil {
 		if *in.BatchSize < 1 || *in.BatchSize > bulkMaxBatch {
-			return badField("batch_size", "Ensure this value is between 1 and %d (got %d).", bulkMaxBatch, *in.BatchSize)
+			return rest.BadField("batch_size", "Ensure this value is between 1 and %d (got %d).", bulkMaxBatch, *in.BatchSize)
 		}
 		batch = *in.BatchSize
 	}
 	if len(in.Repositories) == 0 || len(in.Repositories) > bulkMaxRepositories {
-		return badField("repositories", "Name between 1 and %d repositories (got %d).", bulkMaxRepositories, len(in.Repositories))
+		return rest.BadField("repositories", "Name between 1 and %d repositories (got %d).", bulkMaxRepositories, len(in.Repositories))
 	}
 	if len(in.AddContentUnits) == 0 && len(in.RemoveContentUnits) == 0 {
-		return fieldError{
+		return rest.FieldErrors{
 			"add_content_units":    {"Give add_content_units or remove_content_units (or both)."},
 			"remove_content_units": {"Give add_content_units or remove_content_units (or both)."},
 		}
@@ -86,7 +75,7 @@ func (s *Server) bulkModify(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a := BulkModifyArgs{}
+	a := content.BulkModifyArgs{}
 	var addTypes, removeTypes []string
 	if a.Add, addTypes, err = s.bulkContent(ctx, "add_content_units", in.AddContentUnits, false); err != nil {
 		return err
@@ -106,7 +95,7 @@ func (s *Server) bulkModify(w http.ResponseWriter, r *http.Request) error {
 		}{{"add_content_units", addTypes}, {"remove_content_units", removeTypes}} {
 			for j, t := range list.types {
 				if !holds(repo.Type, t) {
-					return badField(list.field, "Item %d: %s content cannot be in a %s repository (repositories item %d, %s).",
+					return rest.BadField(list.field, "Item %d: %s content cannot be in a %s repository (repositories item %d, %s).",
 						j, t, repo.Type, i, in.Repositories[i])
 				}
 			}
@@ -123,15 +112,15 @@ func (s *Server) bulkModify(w http.ResponseWriter, r *http.Request) error {
 		locks := make([]string, len(part))
 		for i, repo := range part {
 			ta.Repositories[i] = repo.PulpID
-			locks[i] = repoHref(repo.Type, repo.PulpID)
+			locks[i] = href.Repository(repo.Type, repo.PulpID)
 		}
 		// Not s.dispatch: waiting briefly for each batch would hold back the next ones.
-		if _, err := s.cfg.Queue.Dispatch(ctx, task.Spec{Name: bulkModifyTask, Args: ta, Exclusive: locks, GroupID: &g.ID,
-			LoggingCID: correlationID(ctx)}); err != nil {
+		if _, err := s.env.Queue.Dispatch(ctx, task.Spec{Name: content.BulkModifyTask, Args: ta, Exclusive: locks, GroupID: &g.ID,
+			LoggingCID: rest.CorrelationID(ctx)}); err != nil {
 			return err
 		}
 	}
-	return writeOne(w, r, http.StatusAccepted, taskGroupRef{TaskGroup: groupHref(g.PulpID)})
+	return rest.WriteOne(w, r, http.StatusAccepted, rest.TaskGroupRef{TaskGroup: href.Group(g.PulpID)})
 }
 
 // holds reports whether a repository type takes units of a type: a plugin's repositories
@@ -147,20 +136,20 @@ func (s *Server) bulkRepositories(ctx context.Context, hrefs []string) ([]meta.R
 	ids := make([]string, len(hrefs))
 	index := make(map[string]int, len(hrefs))
 	for i, h := range hrefs {
-		p, ok := parseHref(h)
-		if !ok || !strings.HasPrefix(p.collection, "repositories/") || strings.Count(p.collection, "/") != 3 || p.rest != "" {
-			return nil, badField("repositories", "Item %d: Invalid hyperlink - No URL match for %q.", i, h)
+		p, ok := href.Parse(h)
+		if !ok || !strings.HasPrefix(p.Collection, "repositories/") || strings.Count(p.Collection, "/") != 3 || p.Rest != "" {
+			return nil, rest.BadField("repositories", "Item %d: Invalid hyperlink - No URL match for %q.", i, h)
 		}
-		if j, dup := index[p.id]; dup {
-			return nil, badField("repositories", "Item %d: %s is also item %d; name each repository once.", i, h, j)
+		if j, dup := index[p.ID]; dup {
+			return nil, rest.BadField("repositories", "Item %d: %s is also item %d; name each repository once.", i, h, j)
 		}
-		index[p.id] = i
-		ids[i] = p.id
+		index[p.ID] = i
+		ids[i] = p.ID
 	}
 	found := make(map[string]meta.Repository, len(ids))
 	for start := 0; start < len(ids); start += 500 {
 		part := ids[start:min(start+500, len(ids))]
-		repos, _, err := meta.ListRepositories(ctx, s.db, meta.List{Where: []string{"r.pulp_id IN " + placeholders(len(part))}, Args: anys(part)})
+		repos, _, err := meta.ListRepositories(ctx, s.db, meta.List{Where: []string{"r.pulp_id IN " + rest.Placeholders(len(part))}, Args: rest.Args(part)})
 		if err != nil {
 			return nil, err
 		}
@@ -171,9 +160,9 @@ func (s *Server) bulkRepositories(ctx context.Context, hrefs []string) ([]meta.R
 	out := make([]meta.Repository, len(ids))
 	for i, id := range ids {
 		repo, ok := found[id]
-		p, _ := parseHref(hrefs[i])
-		if !ok || p.collection != "repositories/"+typeSegment(repo.Type)+"/" {
-			return nil, badField("repositories", "Item %d: %s: Invalid hyperlink - Object does not exist.", i, hrefs[i])
+		p, _ := href.Parse(hrefs[i])
+		if !ok || p.Collection != "repositories/"+href.Segment(repo.Type)+"/" {
+			return nil, rest.BadField("repositories", "Item %d: %s: Invalid hyperlink - Object does not exist.", i, hrefs[i])
 		}
 		out[i] = repo
 	}
@@ -190,20 +179,20 @@ func (s *Server) bulkContent(ctx context.Context, field string, hrefs []string, 
 		if star && h == "*" {
 			continue
 		}
-		p, ok := parseHref(h)
-		if !ok || !isContentCollection(p.collection) || p.rest != "" {
-			return nil, nil, badField(field, "Item %d: Invalid hyperlink - No URL match for %q.", i, h)
+		p, ok := href.Parse(h)
+		if !ok || !s.env.IsUnitCollection(p.Collection) || p.Rest != "" {
+			return nil, nil, rest.BadField(field, "Item %d: Invalid hyperlink - No URL match for %q.", i, h)
 		}
-		if !seen[p.id] {
-			seen[p.id] = true
-			ids = append(ids, p.id)
+		if !seen[p.ID] {
+			seen[p.ID] = true
+			ids = append(ids, p.ID)
 			where = append(where, i)
 		}
 	}
 	found := make(map[string]meta.Content, len(ids))
 	for start := 0; start < len(ids); start += 500 {
 		part := ids[start:min(start+500, len(ids))]
-		units, _, err := meta.ListContent(ctx, s.db, meta.List{Where: []string{"c.pulp_id IN " + placeholders(len(part))}, Args: anys(part)})
+		units, _, err := meta.ListContent(ctx, s.db, meta.List{Where: []string{"c.pulp_id IN " + rest.Placeholders(len(part))}, Args: rest.Args(part)})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -216,87 +205,12 @@ func (s *Server) bulkContent(ctx context.Context, field string, hrefs []string, 
 	for k, id := range ids {
 		c, ok := found[id]
 		h := hrefs[where[k]]
-		p, _ := parseHref(h)
-		if !ok || p.collection != "content/"+unitSegment[c.Type]+"/" {
-			return nil, nil, badField(field, "Item %d: %s: Invalid hyperlink - Object does not exist.", where[k], h)
+		p, _ := href.Parse(h)
+		kind, known := s.core.Table().UnitKind(c.Type)
+		if !ok || !known || p.Collection != "content/"+kind.Segment+"/" {
+			return nil, nil, rest.BadField(field, "Item %d: %s: Invalid hyperlink - Object does not exist.", where[k], h)
 		}
 		keys[k], types[k] = c.ID, c.Type
 	}
 	return keys, types, nil
-}
-
-func placeholders(n int) string {
-	return "(" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"
-}
-
-func anys(xs []string) []any {
-	out := make([]any, len(xs))
-	for i, x := range xs {
-		out[i] = x
-	}
-	return out
-}
-
-// runBulkModify makes one new version per repository of its batch in one transaction,
-// then reports each and applies its repository's retention and autopublish.
-func (s *Server) runBulkModify(ctx context.Context, r *task.Run) error {
-	var a BulkModifyArgs
-	if err := r.Args(&a); err != nil {
-		return err
-	}
-	repos := make([]meta.Repository, 0, len(a.Repositories))
-	byID := map[string]meta.Repository{}
-	for start := 0; start < len(a.Repositories); start += 500 {
-		part := a.Repositories[start:min(start+500, len(a.Repositories))]
-		got, _, err := meta.ListRepositories(ctx, s.db, meta.List{Where: []string{"r.pulp_id IN " + placeholders(len(part))}, Args: anys(part)})
-		if err != nil {
-			return err
-		}
-		for _, repo := range got {
-			byID[repo.PulpID] = repo
-		}
-	}
-	for _, id := range a.Repositories {
-		repo, ok := byID[id]
-		if !ok {
-			return fmt.Errorf("repository %s: %w (deleted after the request)", id, meta.ErrNotFound)
-		}
-		repos = append(repos, repo)
-	}
-	p := r.Progress("bulk_modify.repositories", "Adding and removing content in repositories", int64(len(repos)))
-	type made struct {
-		repo meta.Repository
-		v    meta.Version
-	}
-	var versions []made
-	ids := make([]int64, len(repos))
-	byRepo := map[int64]meta.Repository{}
-	for i, repo := range repos {
-		ids[i] = repo.ID
-		byRepo[repo.ID] = repo
-	}
-	err := s.db.Tx(ctx, func(tx *meta.Tx) error {
-		versions = versions[:0] // a retried transaction starts over
-		vs, err := meta.NewVersions(ctx, tx, ids, meta.Change{RemoveAll: a.RemoveAll, Remove: a.Remove, Add: a.Add})
-		for _, v := range vs {
-			versions = append(versions, made{byRepo[v.RepositoryID], v})
-		}
-		return err
-	})
-	if err != nil {
-		p.Finish(err)
-		return err
-	}
-	p.Add(int64(len(repos)))
-	if len(versions) > 0 {
-		s.cfg.Content.Invalidate()
-	}
-	for _, m := range versions {
-		if err := s.versionMade(ctx, r, m.repo, m.v); err != nil {
-			p.Finish(err)
-			return err
-		}
-	}
-	p.Finish(nil)
-	return nil
 }

@@ -8,29 +8,30 @@ import (
 	"strings"
 	"testing"
 
+	"pith/content/contenttest"
 	"pith/meta"
 )
 
 const bulkPath = "/pulp/api/v3/repositories/bulk_modify/"
 
 // fileUnit stores a file unit directly (no artifact, as on demand) and returns its href.
-func (e *env) fileUnit(path string) string {
-	e.t.Helper()
+func fileUnit(e *contenttest.Env, path string) string {
+	e.T.Helper()
 	digest := hexsum([]byte(path))
-	c, _, err := meta.PutContent(context.Background(), e.db, meta.Content{Type: "file.file", NaturalKey: digest + ":" + path,
+	c, _, err := meta.PutContent(context.Background(), e.DB, meta.Content{Type: "file.file", NaturalKey: digest + ":" + path,
 		RepoKey: path, RelativePath: path, Digest: digest, Attrs: json.RawMessage(`{}`)}, []meta.ContentFile{{RelativePath: path}})
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return "/pulp/api/v3/content/file/files/" + c.PulpID + "/"
 }
 
 // versions lists a repository's version numbers, newest first, with their present counts.
-func (e *env) versions(repo string) []string {
-	e.t.Helper()
-	code, m, _ := e.do("GET", repo+"versions/", "", nil)
+func versions(e *contenttest.Env, repo string) []string {
+	e.T.Helper()
+	code, m, _ := e.Do("GET", repo+"versions/", "", nil)
 	if code != 200 {
-		e.t.Fatalf("versions of %s: %d %v", repo, code, m)
+		e.T.Fatalf("versions of %s: %d %v", repo, code, m)
 	}
 	var out []string
 	for _, r := range m["results"].([]any) {
@@ -45,19 +46,19 @@ func (e *env) versions(repo string) []string {
 	return out
 }
 
-func (e *env) waitGroup(href string) []map[string]any {
-	e.t.Helper()
-	code, g, _ := e.do("GET", href, "", nil)
+func waitGroup(e *contenttest.Env, href string) []map[string]any {
+	e.T.Helper()
+	code, g, _ := e.Do("GET", href, "", nil)
 	if code != 200 {
-		e.t.Fatalf("group %s: %d %v", href, code, g)
+		e.T.Fatalf("group %s: %d %v", href, code, g)
 	}
 	var tasks []map[string]any
-	code, m, _ := e.do("GET", "/pulp/api/v3/tasks/?task_group="+href, "", nil)
+	code, m, _ := e.Do("GET", "/pulp/api/v3/tasks/?task_group="+href, "", nil)
 	if code != 200 {
-		e.t.Fatalf("tasks of %s: %d %v", href, code, m)
+		e.T.Fatalf("tasks of %s: %d %v", href, code, m)
 	}
 	for _, t := range m["results"].([]any) {
-		tasks = append(tasks, e.wait(t.(map[string]any)["pulp_href"].(string)))
+		tasks = append(tasks, e.Wait(t.(map[string]any)["pulp_href"].(string)))
 	}
 	return tasks
 }
@@ -66,38 +67,38 @@ func TestBulkModify(t *testing.T) {
 	e := newEnv(t)
 	var repos []string
 	for i := range 5 {
-		code, m := e.json("POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": fmt.Sprint("bulk", i)})
+		code, m := e.JSON("POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": fmt.Sprint("bulk", i)})
 		if code != 201 {
 			t.Fatalf("create repository: %d %v", code, m)
 		}
 		repos = append(repos, m["pulp_href"].(string))
 	}
-	base := e.fileUnit("base.txt")
-	unit := e.fileUnit("promoted.txt")
+	base := fileUnit(e, "base.txt")
+	unit := fileUnit(e, "promoted.txt")
 	// Every repository holds base.txt at version 1; repos[2] holds the promoted unit too (v2).
 	for i, r := range repos {
 		add := []string{base}
 		for _, u := range add {
-			code, m := e.json("POST", r+"modify/", map[string]any{"add_content_units": []string{u}})
-			if code != 202 || e.wait(m["task"].(string))["state"] != "completed" {
+			code, m := e.JSON("POST", r+"modify/", map[string]any{"add_content_units": []string{u}})
+			if code != 202 || e.Wait(m["task"].(string))["state"] != "completed" {
 				t.Fatalf("modify %s: %d %v", r, code, m)
 			}
 		}
 		if i == 2 {
-			code, m := e.json("POST", r+"modify/", map[string]any{"add_content_units": []string{unit}})
-			if code != 202 || e.wait(m["task"].(string))["state"] != "completed" {
+			code, m := e.JSON("POST", r+"modify/", map[string]any{"add_content_units": []string{unit}})
+			if code != 202 || e.Wait(m["task"].(string))["state"] != "completed" {
 				t.Fatalf("modify %s: %d %v", r, code, m)
 			}
 		}
 	}
 
 	// Add to repositories 0, 2, 4 in batches of 2: two tasks; 2 already has the unit.
-	code, m := e.json("POST", bulkPath, map[string]any{"repositories": []string{repos[0], repos[2], repos[4]},
+	code, m := e.JSON("POST", bulkPath, map[string]any{"repositories": []string{repos[0], repos[2], repos[4]},
 		"add_content_units": []string{unit}, "batch_size": 2})
 	if code != 202 || len(m) != 1 || !strings.HasPrefix(fmt.Sprint(m["task_group"]), "/pulp/api/v3/task-groups/") {
 		t.Fatalf("bulk add: %d %v", code, m)
 	}
-	tasks := e.waitGroup(m["task_group"].(string))
+	tasks := waitGroup(e, m["task_group"].(string))
 	if len(tasks) != 2 {
 		t.Fatalf("%d tasks in the group, want 2", len(tasks))
 	}
@@ -118,42 +119,42 @@ func TestBulkModify(t *testing.T) {
 	}
 	want := map[int][]string{0: {"2:2", "1:1", "0:0"}, 1: {"1:1", "0:0"}, 2: {"2:2", "1:1", "0:0"}, 3: {"1:1", "0:0"}, 4: {"2:2", "1:1", "0:0"}}
 	for i, r := range repos {
-		if got := e.versions(r); fmt.Sprint(got) != fmt.Sprint(want[i]) {
+		if got := versions(e, r); fmt.Sprint(got) != fmt.Sprint(want[i]) {
 			t.Errorf("repository %d versions %v, want %v", i, got, want[i])
 		}
 	}
 	// The new version holds the unit, and its summary says what it added.
-	code, v, _ := e.do("GET", repos[0]+"versions/2/", "", nil)
+	code, v, _ := e.Do("GET", repos[0]+"versions/2/", "", nil)
 	added := v["content_summary"].(map[string]any)["added"].(map[string]any)["file.file"].(map[string]any)
 	if code != 200 || added["count"] != float64(1) {
 		t.Errorf("version 2 summary: %v", v["content_summary"])
 	}
-	code, list, _ := e.do("GET", "/pulp/api/v3/content/file/files/?repository_version="+repos[0]+"versions/2/", "", nil)
+	code, list, _ := e.Do("GET", "/pulp/api/v3/content/file/files/?repository_version="+repos[0]+"versions/2/", "", nil)
 	if code != 200 || list["count"] != float64(2) {
 		t.Errorf("content of version 2: %d %v", code, list)
 	}
 
 	// Remove from 0 and 1 (1 does not hold it: no new version there).
-	code, m = e.json("POST", bulkPath, map[string]any{"repositories": []string{repos[0], repos[1]}, "remove_content_units": []string{unit}})
+	code, m = e.JSON("POST", bulkPath, map[string]any{"repositories": []string{repos[0], repos[1]}, "remove_content_units": []string{unit}})
 	if code != 202 {
 		t.Fatalf("bulk remove: %d %v", code, m)
 	}
-	if tasks := e.waitGroup(m["task_group"].(string)); len(tasks) != 1 || tasks[0]["state"] != "completed" {
+	if tasks := waitGroup(e, m["task_group"].(string)); len(tasks) != 1 || tasks[0]["state"] != "completed" {
 		t.Fatalf("bulk remove tasks: %v", tasks)
 	}
-	if got := e.versions(repos[0]); fmt.Sprint(got) != "[3:1 2:2 1:1 0:0]" {
+	if got := versions(e, repos[0]); fmt.Sprint(got) != "[3:1 2:2 1:1 0:0]" {
 		t.Errorf("repository 0 after remove: %v", got)
 	}
-	if got := e.versions(repos[1]); fmt.Sprint(got) != "[1:1 0:0]" {
+	if got := versions(e, repos[1]); fmt.Sprint(got) != "[1:1 0:0]" {
 		t.Errorf("repository 1 after remove: %v", got)
 	}
 	// "*" removes everything.
-	code, m = e.json("POST", bulkPath, map[string]any{"repositories": []string{repos[3]}, "remove_content_units": []string{"*"}})
+	code, m = e.JSON("POST", bulkPath, map[string]any{"repositories": []string{repos[3]}, "remove_content_units": []string{"*"}})
 	if code != 202 {
 		t.Fatalf("bulk remove all: %d %v", code, m)
 	}
-	e.waitGroup(m["task_group"].(string))
-	if got := e.versions(repos[3]); fmt.Sprint(got) != "[2:0 1:1 0:0]" {
+	waitGroup(e, m["task_group"].(string))
+	if got := versions(e, repos[3]); fmt.Sprint(got) != "[2:0 1:1 0:0]" {
 		t.Errorf("repository 3 after remove all: %v", got)
 	}
 }
@@ -163,11 +164,11 @@ func TestBulkModifyBadInput(t *testing.T) {
 	e := newEnv(t)
 	var repos []string
 	for i := range 2 {
-		_, m := e.json("POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": fmt.Sprint("r", i)})
+		_, m := e.JSON("POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": fmt.Sprint("r", i)})
 		repos = append(repos, m["pulp_href"].(string))
 	}
-	_, rpmRepo := e.json("POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": "rpm"})
-	unit := e.fileUnit("a.txt")
+	_, rpmRepo := e.JSON("POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": "rpm"})
+	unit := fileUnit(e, "a.txt")
 	const missingRepo = "/pulp/api/v3/repositories/file/file/00000000-0000-0000-0000-000000000000/"
 	const missingUnit = "/pulp/api/v3/content/file/files/00000000-0000-0000-0000-000000000000/"
 	for _, tc := range []struct {
@@ -190,15 +191,15 @@ func TestBulkModifyBadInput(t *testing.T) {
 		{"unknown field", map[string]any{"repositories": repos, "add_content_units": []string{unit}, "base_version": "x"}, "base_version"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := [3]int{e.count("tasks"), e.count("task_groups"), e.count("repository_versions")}
-			code, m := e.json("POST", bulkPath, tc.body)
+			before := [3]int{e.Count("tasks"), e.Count("task_groups"), e.Count("repository_versions")}
+			code, m := e.JSON("POST", bulkPath, tc.body)
 			if code != 400 {
 				t.Fatalf("status %d, want 400: %v", code, m)
 			}
 			if b, _ := json.Marshal(m); !strings.Contains(string(b), tc.want) {
 				t.Errorf("error %s does not name %q", b, tc.want)
 			}
-			after := [3]int{e.count("tasks"), e.count("task_groups"), e.count("repository_versions")}
+			after := [3]int{e.Count("tasks"), e.Count("task_groups"), e.Count("repository_versions")}
 			if after != before {
 				t.Errorf("tasks, groups, versions %v → %v", before, after)
 			}

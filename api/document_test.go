@@ -27,18 +27,18 @@ func referenceDoc(t *testing.T) []byte {
 // method, path, parameters, request media types and response codes.
 func TestDocumentMatchesReference(t *testing.T) {
 	e := newEnv(t)
-	code, _, _ := e.do("GET", "/pulp/api/v3/docs/api.json", "", nil)
+	code, _, _ := e.Do("GET", "/pulp/api/v3/docs/api.json", "", nil)
 	if code != 200 {
 		t.Fatalf("docs: %d", code)
 	}
-	diffs, err := openapi.Diff(referenceDoc(t), e.api.Document())
+	diffs, err := openapi.Diff(referenceDoc(t), e.API.Document())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range diffs {
 		t.Error(d)
 	}
-	if n := len(e.api.Operations()); n < 60 {
+	if n := len(e.API.Operations()); n < 60 {
 		t.Errorf("only %d operations", n)
 	}
 }
@@ -51,7 +51,7 @@ func TestDocumentLoadsInPulpGlue(t *testing.T) {
 	}
 	e := newEnv(t)
 	f := filepath.Join(t.TempDir(), "api.json")
-	if err := os.WriteFile(f, e.api.Document(), 0o644); err != nil {
+	if err := os.WriteFile(f, e.API.Document(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(py, "openapi/testdata/validate.py", f).CombinedOutput()

@@ -3,91 +3,44 @@ package api
 import (
 	"context"
 	"net/http"
-	"regexp"
 	"strings"
 
+	"pith/api/rest"
 	"pith/meta"
 )
-
-// mergeLabels applies sent labels: a null value deletes the key. Keys must be
-// identifier-like, as Pulp requires.
-var labelKey = regexp.MustCompile(`^[\w ]+$`)
-
-func setLabels(in labelsIn) (meta.Labels, error) {
-	out := meta.Labels{}
-	for k, v := range in {
-		if !labelKey.MatchString(k) {
-			return nil, badField("pulp_labels", "Key %q contains non-alphanumeric characters.", k)
-		}
-		if v != nil {
-			if strings.ContainsAny(*v, ",()") {
-				return nil, badField("pulp_labels", "Value %q of key %q contains one of the invalid characters ',()'.", *v, k)
-			}
-			out[k] = *v
-		}
-	}
-	return out, nil
-}
-
-// labelSelect implements pulp_label_select: comma-separated terms "key=value",
-// "key!=value", "key~substring", "key" (exists) and "!key" (absent).
-func labelSelect(col string) filter {
-	return filter{name: "pulp_label_select", kind: kCustom, lookups: []string{"exact"}, apply: func(l *meta.List, d meta.Dialect, v string) error {
-		for _, term := range strings.Split(v, ",") {
-			term = strings.TrimSpace(term)
-			switch {
-			case term == "":
-			case strings.Contains(term, "!="):
-				k, val, _ := strings.Cut(term, "!=")
-				l.And("("+d.JSONText(col, strings.TrimSpace(k))+" IS NULL OR "+d.JSONText(col, strings.TrimSpace(k))+" <> ?)", strings.TrimSpace(val))
-			case strings.Contains(term, "="):
-				k, val, _ := strings.Cut(term, "=")
-				l.And(d.JSONText(col, strings.TrimSpace(k))+" = ?", strings.TrimSpace(val))
-			case strings.Contains(term, "~"):
-				k, val, _ := strings.Cut(term, "~")
-				l.And(d.Contains(d.JSONText(col, strings.TrimSpace(k)), true), strings.TrimSpace(val))
-			case strings.HasPrefix(term, "!"):
-				l.And(d.JSONText(col, strings.TrimPrefix(term, "!")) + " IS NULL")
-			default:
-				l.And(d.JSONText(col, term) + " IS NOT NULL")
-			}
-		}
-		return nil
-	}}
-}
 
 // labelOps reads a set_label / unset_label body.
 func readSetLabel(r *http.Request) (setLabelIn, error) {
 	var in setLabelIn
-	raw, err := readBody(r, &in, nil)
+	raw, err := rest.ReadBody(r, &in, nil)
 	if err != nil {
 		return in, err
 	}
-	if err := requireFields(raw, "key"); err != nil {
+	if err := rest.Require(raw, "key"); err != nil {
 		return in, err
 	}
-	if err := decode(raw, &in); err != nil {
+	if err := rest.Decode(raw, &in); err != nil {
 		return in, err
 	}
-	if !labelKey.MatchString(in.Key) {
-		return in, badField("key", "Key %q contains non-alphanumeric characters.", in.Key)
+	if !rest.LabelKey(in.Key) {
+		return in, rest.BadField("key", "Key %q contains non-alphanumeric characters.", in.Key)
 	}
 	if in.Value != nil && strings.ContainsAny(*in.Value, ",()") {
-		return in, badField("value", "Value %q contains one of the invalid characters ',()'.", *in.Value)
+		return in, rest.BadField("value", "Value %q contains one of the invalid characters ',()'.", *in.Value)
 	}
 	return in, nil
 }
 
 func readUnsetLabel(r *http.Request) (unsetLabelIn, error) {
 	var in unsetLabelIn
-	raw, err := readBody(r, &in, nil)
+	raw, err := rest.ReadBody(r, &in, nil)
 	if err != nil {
 		return in, err
 	}
-	if err := requireFields(raw, "key"); err != nil {
+	if err := rest.Require(raw, "key"); err != nil {
 		return in, err
 	}
-	return in, decode(raw, &in)
+	return in, rest.Decode(raw, &in)
 }
 
 // labelStore loads one resource's labels and returns how to save them.
@@ -116,7 +69,7 @@ func (s *Server) labelHandlers(status int, load labelStore) (set, unset func(htt
 		if err := save(labels); err != nil {
 			return err
 		}
-		return writeOne(w, r, status, setLabelResponse{Key: in.Key, Value: in.Value})
+		return rest.WriteOne(w, r, status, setLabelResponse{Key: in.Key, Value: in.Value})
 	}
 	unset = func(w http.ResponseWriter, r *http.Request) error {
 		in, err := readUnsetLabel(r)
@@ -129,13 +82,13 @@ func (s *Server) labelHandlers(status int, load labelStore) (set, unset func(htt
 		}
 		v, ok := labels[in.Key]
 		if !ok {
-			return badField("key", "Label with key %q does not exist.", in.Key)
+			return rest.BadField("key", "Label with key %q does not exist.", in.Key)
 		}
 		delete(labels, in.Key)
 		if err := save(labels); err != nil {
 			return err
 		}
-		return writeOne(w, r, status, unsetLabelResponse{Key: in.Key, Value: &v})
+		return rest.WriteOne(w, r, status, unsetLabelResponse{Key: in.Key, Value: &v})
 	}
 	return set, unset
 }

@@ -1,225 +1,161 @@
 package api
 
 import (
-	"net/http"
-	"sort"
 	"strings"
 
+	"pith/api/href"
 	"pith/api/openapi"
+	"pith/api/rest"
 )
 
-// Media types of request bodies, as the reference declares them.
-var (
-	jsonForms = []string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"}
-	fileForms = []string{"multipart/form-data", "application/x-www-form-urlencoded"}
-)
+// coreOps are the core's operations: status, docs, tasks, groups, signing services,
+// schedules, workers, artifacts, uploads, orphans, and the generic lists of every kind
+// (repositories, remotes, publications, distributions, content, versions).
+func (s *Server) coreOps(t *rest.Table) []rest.Op {
+	task := t.Schema("TaskResponse", taskResponse{})
+	async := t.Async()
+	pg := t.Paginated
+	root := href.Root
+	r := func(code int, schema string) []openapi.Response { return []openapi.Response{rest.Resp(code, schema)} }
+	var ops []rest.Op
+	add := func(op rest.Op) { ops = append(ops, op) }
 
-// params turns a list declaration into the operation's parameters; the document
-// orders them as the reference does.
-func (spec listSpec) params() []openapi.Param {
-	var ps []openapi.Param
-	for _, f := range spec.filters {
-		ps = append(ps, f.params()...)
-	}
-	if len(spec.filters) > 0 {
-		ps = append(ps, openapi.Q())
-	}
-	if len(spec.ordering) > 0 {
-		names := make([]string, 0, len(spec.ordering))
-		for k := range spec.ordering {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		ps = append(ps, openapi.Ordering(names...))
-	}
-	return openapi.Params(openapi.ListParams(), ps)
-}
-
-func (f filter) params() []openapi.Param {
-	switch f.kind {
-	case kInt:
-		return openapi.IntFilter(f.name, f.lookups...)
-	case kTime:
-		return openapi.DateTimeFilter(f.name, f.lookups...)
-	case kBool:
-		return []openapi.Param{openapi.BoolFilter(f.name)}
-	case kCustom:
-		switch {
-		case f.name == "pulp_id__in":
-			return []openapi.Param{openapi.UUIDFilter(f.name)}
-		case f.name == "pulp_label_select":
-			return []openapi.Param{openapi.LabelSelect()}
-		case strings.HasSuffix(f.name, "__in"):
-			return []openapi.Param{openapi.MultiFilter(f.name)}
-		case f.boolean:
-			return []openapi.Param{openapi.BoolFilter(f.name)}
-		case f.uuid:
-			return []openapi.Param{openapi.Query(f.name, openapi.Schema{Type: "string", Format: "uuid"}, f.desc)}
-		case f.number:
-			return []openapi.Param{openapi.Query(f.name, openapi.Schema{Type: "number"}, f.desc)}
-		}
-		return []openapi.Param{openapi.HrefFilter(f.name, f.desc)}
-	}
-	return openapi.StringFilter(f.name, f.lookups...)
-}
-
-// opDef is one row of the route table before it becomes a route.
-type opDef struct {
-	id, method, path, pattern, tag string
-	list                           *listSpec
-	detail                         bool // takes fields/exclude_fields
-	body                           any  // request shape, nil for none
-	bodyName                       string
-	media                          []string
-	responses                      []openapi.Response
-	anonymous                      bool
-	extra                          []openapi.Param // operation-specific parameters (headers)
-	h                              func(w http.ResponseWriter, r *http.Request) error
-}
-
-func resp(code int, schema string) openapi.Response {
-	return openapi.Response{Code: code, Schema: schema}
-}
-
-// table is the route table: every operation pith implements, its document entry and its
-// handler. Paths are the reference's (href templates for detail operations); patterns
-// are the mux's.
-func (s *Server) table(reg *openapi.Registry) []route {
-	task := reg.Add("TaskResponse", taskResponse{})
-	async := reg.Add("AsyncOperationResponse", taskRef{})
-	pg := reg.Paginated
-	root := "/pulp/api/v3/"
-	var defs []opDef
-	add := func(d opDef) { defs = append(defs, d) }
-
-	// Core.
-	status := reg.Add("StatusResponse", statusResponse{})
-	add(opDef{id: "status_read", method: "GET", path: root + "status/", pattern: "/pulp/api/v3/status/{$}", tag: "Status", detail: true,
-		responses: []openapi.Response{resp(200, status)}, anonymous: true, h: s.status})
-	add(opDef{id: "docs_api.json_get", method: "GET", path: root + "docs/api.json", pattern: "/pulp/api/v3/docs/api.json", tag: "Docs", detail: true,
-		extra:     []openapi.Param{openapi.Query("lang", openapi.Schema{Type: "string"}, "Language of the document (only en is served).")},
-		responses: []openapi.Response{{Code: 200, MediaTypes: []string{"application/vnd.oai.openapi+json", "application/json"}}}, anonymous: true, h: s.docs})
+	status := t.Schema("StatusResponse", statusResponse{})
+	add(rest.Op{ID: "status_read", Method: "GET", Path: root + "status/", Pattern: root + "status/{$}", Tag: "Status", Detail: true,
+		Responses: r(200, status), Anonymous: true, Handler: s.status})
+	add(rest.Op{ID: "docs_api.json_get", Method: "GET", Path: root + "docs/api.json", Pattern: root + "docs/api.json", Tag: "Docs", Detail: true,
+		Extra:     []openapi.Param{openapi.Query("lang", openapi.Schema{Type: "string"}, "Language of the document (only en is served).")},
+		Responses: []openapi.Response{{Code: 200, MediaTypes: []string{"application/vnd.oai.openapi+json", "application/json"}}}, Anonymous: true, Handler: s.docs})
 
 	tl := taskListSpec()
-	add(opDef{id: "tasks_list", method: "GET", path: root + "tasks/", pattern: "/pulp/api/v3/tasks/{$}", tag: "Tasks", list: &tl,
-		responses: []openapi.Response{resp(200, pg(task))}, h: s.taskList})
-	add(opDef{id: "tasks_read", method: "GET", path: "{task_href}", pattern: "/pulp/api/v3/tasks/{id}/{$}", tag: "Tasks", detail: true,
-		responses: []openapi.Response{resp(200, task)}, h: s.taskRead})
-	add(opDef{id: "tasks_cancel", method: "PATCH", path: "{task_href}", pattern: "/pulp/api/v3/tasks/{id}/{$}", tag: "Tasks",
-		body: taskCancel{}, bodyName: "PatchedTaskCancel", media: jsonForms, responses: []openapi.Response{resp(200, task), resp(409, task)}, h: s.taskCancel})
-	add(opDef{id: "tasks_delete", method: "DELETE", path: "{task_href}", pattern: "/pulp/api/v3/tasks/{id}/{$}", tag: "Tasks",
-		responses: []openapi.Response{resp(204, "")}, h: s.taskDelete})
-	add(opDef{id: "tasks_purge", method: "POST", path: root + "tasks/purge/", pattern: "/pulp/api/v3/tasks/purge/{$}", tag: "Tasks",
-		body: purgeIn{}, bodyName: "Purge", media: jsonForms, responses: []openapi.Response{resp(202, async)}, h: s.taskPurge})
-	group := reg.Add("TaskGroupResponse", taskGroupResponse{})
-	gl := listSpec{}
-	add(opDef{id: "task_groups_list", method: "GET", path: root + "task-groups/", pattern: "/pulp/api/v3/task-groups/{$}", tag: "Task-Groups", list: &gl,
-		responses: []openapi.Response{resp(200, pg(group))}, h: s.groupList})
-	add(opDef{id: "task_groups_read", method: "GET", path: "{task_group_href}", pattern: "/pulp/api/v3/task-groups/{id}/{$}", tag: "Task-Groups", detail: true,
-		responses: []openapi.Response{resp(200, group)}, h: s.groupRead})
-	add(opDef{id: "task_groups_cancel", method: "PATCH", path: "{task_group_href}", pattern: "/pulp/api/v3/task-groups/{id}/{$}", tag: "Task-Groups",
-		body: taskCancel{}, bodyName: "PatchedTaskCancel", media: jsonForms, responses: []openapi.Response{resp(200, group), resp(409, group)}, h: s.groupCancel})
-	signing := reg.Add("SigningServiceResponse", signingServiceResponse{})
+	add(rest.Op{ID: "tasks_list", Method: "GET", Path: root + "tasks/", Pattern: root + "tasks/{$}", Tag: "Tasks", List: &tl,
+		Responses: r(200, pg(task)), Handler: s.taskList})
+	add(rest.Op{ID: "tasks_read", Method: "GET", Path: "{task_href}", Pattern: root + "tasks/{id}/{$}", Tag: "Tasks", Detail: true,
+		Responses: r(200, task), Handler: s.taskRead})
+	add(rest.Op{ID: "tasks_cancel", Method: "PATCH", Path: "{task_href}", Pattern: root + "tasks/{id}/{$}", Tag: "Tasks",
+		Body: taskCancel{}, BodyName: "PatchedTaskCancel", Media: rest.JSONForms, Responses: []openapi.Response{rest.Resp(200, task), rest.Resp(409, task)}, Handler: s.taskCancel})
+	add(rest.Op{ID: "tasks_delete", Method: "DELETE", Path: "{task_href}", Pattern: root + "tasks/{id}/{$}", Tag: "Tasks",
+		Responses: r(204, ""), Handler: s.taskDelete})
+	add(rest.Op{ID: "tasks_purge", Method: "POST", Path: root + "tasks/purge/", Pattern: root + "tasks/purge/{$}", Tag: "Tasks",
+		Body: purgeIn{}, BodyName: "Purge", Media: rest.JSONForms, Responses: r(202, async), Handler: s.taskPurge})
+	group := t.Schema("TaskGroupResponse", taskGroupResponse{})
+	gl := rest.ListSpec{}
+	add(rest.Op{ID: "task_groups_list", Method: "GET", Path: root + "task-groups/", Pattern: root + "task-groups/{$}", Tag: "Task-Groups", List: &gl,
+		Responses: r(200, pg(group)), Handler: s.groupList})
+	add(rest.Op{ID: "task_groups_read", Method: "GET", Path: "{task_group_href}", Pattern: root + "task-groups/{id}/{$}", Tag: "Task-Groups", Detail: true,
+		Responses: r(200, group), Handler: s.groupRead})
+	add(rest.Op{ID: "task_groups_cancel", Method: "PATCH", Path: "{task_group_href}", Pattern: root + "task-groups/{id}/{$}", Tag: "Task-Groups",
+		Body: taskCancel{}, BodyName: "PatchedTaskCancel", Media: rest.JSONForms, Responses: []openapi.Response{rest.Resp(200, group), rest.Resp(409, group)}, Handler: s.groupCancel})
+	signing := t.Schema("SigningServiceResponse", signingServiceResponse{})
 	sgl := signingListSpec()
-	add(opDef{id: "signing_services_list", method: "GET", path: root + "signing-services/", pattern: "/pulp/api/v3/signing-services/{$}", tag: "Signing-Services", list: &sgl,
-		responses: []openapi.Response{resp(200, pg(signing))}, h: s.signingList})
-	add(opDef{id: "signing_services_read", method: "GET", path: "{signing_service_href}", pattern: "/pulp/api/v3/signing-services/{id}/{$}", tag: "Signing-Services", detail: true,
-		responses: []openapi.Response{resp(200, signing)}, h: s.signingRead})
-	sched := reg.Add("TaskScheduleResponse", taskScheduleResponse{})
+	add(rest.Op{ID: "signing_services_list", Method: "GET", Path: root + "signing-services/", Pattern: root + "signing-services/{$}", Tag: "Signing-Services", List: &sgl,
+		Responses: r(200, pg(signing)), Handler: s.signingList})
+	add(rest.Op{ID: "signing_services_read", Method: "GET", Path: "{signing_service_href}", Pattern: root + "signing-services/{id}/{$}", Tag: "Signing-Services", Detail: true,
+		Responses: r(200, signing), Handler: s.signingRead})
+	sched := t.Schema("TaskScheduleResponse", taskScheduleResponse{})
 	sl := scheduleListSpec()
-	add(opDef{id: "task_schedules_list", method: "GET", path: root + "task-schedules/", pattern: "/pulp/api/v3/task-schedules/{$}", tag: "Task-Schedules", list: &sl,
-		responses: []openapi.Response{resp(200, pg(sched))}, h: s.scheduleList})
-	add(opDef{id: "task_schedules_read", method: "GET", path: "{task_schedule_href}", pattern: "/pulp/api/v3/task-schedules/{id}/{$}", tag: "Task-Schedules", detail: true,
-		responses: []openapi.Response{resp(200, sched)}, h: s.scheduleRead})
-	worker := reg.Add("WorkerResponse", workerResponse{})
+	add(rest.Op{ID: "task_schedules_list", Method: "GET", Path: root + "task-schedules/", Pattern: root + "task-schedules/{$}", Tag: "Task-Schedules", List: &sl,
+		Responses: r(200, pg(sched)), Handler: s.scheduleList})
+	add(rest.Op{ID: "task_schedules_read", Method: "GET", Path: "{task_schedule_href}", Pattern: root + "task-schedules/{id}/{$}", Tag: "Task-Schedules", Detail: true,
+		Responses: r(200, sched), Handler: s.scheduleRead})
+	worker := t.Schema("WorkerResponse", workerResponse{})
 	wl := workerListSpec()
-	add(opDef{id: "workers_list", method: "GET", path: root + "workers/", pattern: "/pulp/api/v3/workers/{$}", tag: "Workers", list: &wl,
-		responses: []openapi.Response{resp(200, pg(worker))}, h: s.workerList})
-	add(opDef{id: "workers_read", method: "GET", path: "{worker_href}", pattern: "/pulp/api/v3/workers/{id}/{$}", tag: "Workers", detail: true,
-		responses: []openapi.Response{resp(200, worker)}, h: s.workerRead})
+	add(rest.Op{ID: "workers_list", Method: "GET", Path: root + "workers/", Pattern: root + "workers/{$}", Tag: "Workers", List: &wl,
+		Responses: r(200, pg(worker)), Handler: s.workerList})
+	add(rest.Op{ID: "workers_read", Method: "GET", Path: "{worker_href}", Pattern: root + "workers/{id}/{$}", Tag: "Workers", Detail: true,
+		Responses: r(200, worker), Handler: s.workerRead})
 
-	artifact := reg.Add("ArtifactResponse", artifactResponse{})
+	artifact := t.Schema("ArtifactResponse", artifactResponse{})
 	al := artifactListSpec()
-	add(opDef{id: "artifacts_list", method: "GET", path: root + "artifacts/", pattern: "/pulp/api/v3/artifacts/{$}", tag: "Artifacts", list: &al,
-		responses: []openapi.Response{resp(200, pg(artifact))}, h: s.artifactList})
-	add(opDef{id: "artifacts_create", method: "POST", path: root + "artifacts/", pattern: "/pulp/api/v3/artifacts/{$}", tag: "Artifacts",
-		body: artifactIn{}, bodyName: "Artifact", media: fileForms, responses: []openapi.Response{resp(201, artifact)}, h: s.artifactCreate})
-	add(opDef{id: "artifacts_read", method: "GET", path: "{artifact_href}", pattern: "/pulp/api/v3/artifacts/{id}/{$}", tag: "Artifacts", detail: true,
-		responses: []openapi.Response{resp(200, artifact)}, h: s.artifactRead})
-	add(opDef{id: "artifacts_delete", method: "DELETE", path: "{artifact_href}", pattern: "/pulp/api/v3/artifacts/{id}/{$}", tag: "Artifacts",
-		responses: []openapi.Response{resp(204, "")}, h: s.artifactDelete})
+	add(rest.Op{ID: "artifacts_list", Method: "GET", Path: root + "artifacts/", Pattern: root + "artifacts/{$}", Tag: "Artifacts", List: &al,
+		Responses: r(200, pg(artifact)), Handler: s.artifactList})
+	add(rest.Op{ID: "artifacts_create", Method: "POST", Path: root + "artifacts/", Pattern: root + "artifacts/{$}", Tag: "Artifacts",
+		Body: artifactIn{}, BodyName: "Artifact", Media: rest.FileForms, Responses: r(201, artifact), Handler: s.artifactCreate})
+	add(rest.Op{ID: "artifacts_read", Method: "GET", Path: "{artifact_href}", Pattern: root + "artifacts/{id}/{$}", Tag: "Artifacts", Detail: true,
+		Responses: r(200, artifact), Handler: s.artifactRead})
+	add(rest.Op{ID: "artifacts_delete", Method: "DELETE", Path: "{artifact_href}", Pattern: root + "artifacts/{id}/{$}", Tag: "Artifacts",
+		Responses: r(204, ""), Handler: s.artifactDelete})
 
-	upload := reg.Add("UploadResponse", uploadResponse{})
+	upload := t.Schema("UploadResponse", uploadResponse{})
 	ul := uploadListSpec()
-	add(opDef{id: "uploads_list", method: "GET", path: root + "uploads/", pattern: "/pulp/api/v3/uploads/{$}", tag: "Uploads", list: &ul,
-		responses: []openapi.Response{resp(200, pg(upload))}, h: s.uploadList})
-	add(opDef{id: "uploads_create", method: "POST", path: root + "uploads/", pattern: "/pulp/api/v3/uploads/{$}", tag: "Uploads",
-		body: uploadIn{}, bodyName: "Upload", media: jsonForms, responses: []openapi.Response{resp(201, upload)}, h: s.uploadCreate})
-	add(opDef{id: "uploads_read", method: "GET", path: "{upload_href}", pattern: "/pulp/api/v3/uploads/{id}/{$}", tag: "Uploads", detail: true,
-		responses: []openapi.Response{resp(200, upload)}, h: s.uploadRead})
-	add(opDef{id: "uploads_update", method: "PUT", path: "{upload_href}", pattern: "/pulp/api/v3/uploads/{id}/{$}", tag: "Uploads",
-		body: uploadChunkIn{}, bodyName: "UploadChunk", media: fileForms, extra: []openapi.Param{openapi.ContentRange()}, responses: []openapi.Response{resp(200, upload)}, h: s.uploadChunk})
-	add(opDef{id: "uploads_delete", method: "DELETE", path: "{upload_href}", pattern: "/pulp/api/v3/uploads/{id}/{$}", tag: "Uploads",
-		responses: []openapi.Response{resp(204, "")}, h: s.uploadDelete})
-	add(opDef{id: "uploads_commit", method: "POST", path: "{upload_href}commit/", pattern: "/pulp/api/v3/uploads/{id}/commit/{$}", tag: "Uploads",
-		body: uploadCommitIn{}, bodyName: "UploadCommit", media: jsonForms, responses: []openapi.Response{resp(202, async)}, h: s.uploadCommit})
+	add(rest.Op{ID: "uploads_list", Method: "GET", Path: root + "uploads/", Pattern: root + "uploads/{$}", Tag: "Uploads", List: &ul,
+		Responses: r(200, pg(upload)), Handler: s.uploadList})
+	add(rest.Op{ID: "uploads_create", Method: "POST", Path: root + "uploads/", Pattern: root + "uploads/{$}", Tag: "Uploads",
+		Body: uploadIn{}, BodyName: "Upload", Media: rest.JSONForms, Responses: r(201, upload), Handler: s.uploadCreate})
+	add(rest.Op{ID: "uploads_read", Method: "GET", Path: "{upload_href}", Pattern: root + "uploads/{id}/{$}", Tag: "Uploads", Detail: true,
+		Responses: r(200, t.Schema("UploadDetailResponse", uploadDetailResponse{})), Handler: s.uploadRead})
+	add(rest.Op{ID: "uploads_update", Method: "PUT", Path: "{upload_href}", Pattern: root + "uploads/{id}/{$}", Tag: "Uploads",
+		Body: uploadChunkIn{}, BodyName: "UploadChunk", Media: rest.FileForms, Extra: []openapi.Param{openapi.ContentRange()}, Responses: r(200, upload), Handler: s.uploadChunk})
+	add(rest.Op{ID: "uploads_delete", Method: "DELETE", Path: "{upload_href}", Pattern: root + "uploads/{id}/{$}", Tag: "Uploads",
+		Responses: r(204, ""), Handler: s.uploadDelete})
+	add(rest.Op{ID: "uploads_commit", Method: "POST", Path: "{upload_href}commit/", Pattern: root + "uploads/{id}/commit/{$}", Tag: "Uploads",
+		Body: uploadCommitIn{}, BodyName: "UploadCommit", Media: rest.JSONForms, Responses: r(202, async), Handler: s.uploadCommit})
 
-	add(opDef{id: "orphans_cleanup_cleanup", method: "POST", path: root + "orphans/cleanup/", pattern: "/pulp/api/v3/orphans/cleanup/{$}", tag: "Orphans: Cleanup",
-		body: orphansCleanupIn{}, bodyName: "OrphansCleanup", media: jsonForms, responses: []openapi.Response{resp(202, async)}, h: s.orphansCleanup})
-	add(opDef{id: "orphans_delete", method: "DELETE", path: root + "orphans/", pattern: "/pulp/api/v3/orphans/{$}", tag: "Orphans",
-		responses: []openapi.Response{resp(202, async)}, h: s.orphansDelete})
+	add(rest.Op{ID: "orphans_cleanup_cleanup", Method: "POST", Path: root + "orphans/cleanup/", Pattern: root + "orphans/cleanup/{$}", Tag: "Orphans: Cleanup",
+		Body: orphansCleanupIn{}, BodyName: "OrphansCleanup", Media: rest.JSONForms, Responses: r(202, async), Handler: s.orphansCleanup})
+	add(rest.Op{ID: "orphans_delete", Method: "DELETE", Path: root + "orphans/", Pattern: root + "orphans/{$}", Tag: "Orphans",
+		Responses: r(202, async), Handler: s.orphansDelete})
 
-	version := reg.Add("RepositoryVersionResponse", versionResponse{})
+	version := t.Schema("RepositoryVersionResponse", versionResponse{})
 	vl := versionListSpec()
-	add(opDef{id: "repository_versions_list", method: "GET", path: root + "repository_versions/", pattern: "/pulp/api/v3/repository_versions/{$}", tag: "Repository_Versions",
-		list: &vl, responses: []openapi.Response{resp(200, pg(version))}, h: s.versionList(false)})
-	generic := reg.Add("RepositoryResponse", repoResponse{})
-	rl := repoListSpec("")
-	add(opDef{id: "repositories_list", method: "GET", path: root + "repositories/", pattern: "/pulp/api/v3/repositories/{$}", tag: "Repositories",
-		list: &rl, responses: []openapi.Response{resp(200, pg(generic))}, h: s.repoList("")})
-	rml := remoteListSpec("")
-	add(opDef{id: "remotes_list", method: "GET", path: root + "remotes/", pattern: "/pulp/api/v3/remotes/{$}", tag: "Remotes",
-		list: &rml, responses: []openapi.Response{resp(200, pg(reg.Add("RemoteResponse", remoteResponse{})))}, h: s.remoteList("")})
-	pl := pubListSpec("")
-	add(opDef{id: "publications_list", method: "GET", path: root + "publications/", pattern: "/pulp/api/v3/publications/{$}", tag: "Publications",
-		list: &pl, responses: []openapi.Response{resp(200, pg(reg.Add("PublicationResponse", filePublicationResponse{})))}, h: s.pubList("")})
-	dl := distListSpec("")
-	add(opDef{id: "distributions_list", method: "GET", path: root + "distributions/", pattern: "/pulp/api/v3/distributions/{$}", tag: "Distributions",
-		list: &dl, responses: []openapi.Response{resp(200, pg(reg.Add("DistributionResponse", distResponse{})))}, h: s.distList("")})
-	cl := contentListSpec("")
-	add(opDef{id: "content_list", method: "GET", path: root + "content/", pattern: "/pulp/api/v3/content/{$}", tag: "Content",
-		list: &cl, responses: []openapi.Response{resp(200, pg(reg.Add("MultipleArtifactContentResponse", contentResponse{})))}, h: s.contentList("")})
+	add(rest.Op{ID: "repository_versions_list", Method: "GET", Path: root + "repository_versions/", Pattern: root + "repository_versions/{$}", Tag: "Repository_Versions",
+		List: &vl, Responses: r(200, pg(version)), Handler: s.versionList(false)})
+	rl := repoListSpec(nil)
+	add(rest.Op{ID: "repositories_list", Method: "GET", Path: root + "repositories/", Pattern: root + "repositories/{$}", Tag: "Repositories",
+		List: &rl, Responses: r(200, pg(t.Schema("RepositoryResponse", rest.RepoResponse{}))), Handler: s.repoList(nil)})
+	rml := remoteListSpec(nil)
+	add(rest.Op{ID: "remotes_list", Method: "GET", Path: root + "remotes/", Pattern: root + "remotes/{$}", Tag: "Remotes",
+		List: &rml, Responses: r(200, pg(t.Schema("RemoteResponse", rest.RemoteResponse{}))), Handler: s.remoteList(nil)})
+	pl := pubListSpec(nil)
+	add(rest.Op{ID: "publications_list", Method: "GET", Path: root + "publications/", Pattern: root + "publications/{$}", Tag: "Publications",
+		List: &pl, Responses: r(200, pg(t.Schema("PublicationResponse", rest.PublicationResponse{}))), Handler: s.pubList(nil)})
+	dl := distListSpec(nil)
+	add(rest.Op{ID: "distributions_list", Method: "GET", Path: root + "distributions/", Pattern: root + "distributions/{$}", Tag: "Distributions",
+		List: &dl, Responses: r(200, pg(t.Schema("DistributionResponse", rest.DistResponse{}))), Handler: s.distList(nil)})
+	cl := unitListSpec(nil)
+	add(rest.Op{ID: "content_list", Method: "GET", Path: root + "content/", Pattern: root + "content/{$}", Tag: "Content",
+		List: &cl, Responses: r(200, pg(t.Schema("MultipleArtifactContentResponse", contentResponse{}))), Handler: s.contentList(nil)})
+	return ops
+}
 
-	s.fileTable(reg, add)
-	s.rpmTable(reg, add)
+// route is one served operation: its document entry, mux pattern and handler.
+type route struct {
+	op      openapi.Operation
+	pattern string
+	h       rest.HandlerFunc
+}
 
-	out := make([]route, 0, len(defs))
-	for _, d := range defs {
-		op := openapi.Operation{ID: d.id, Method: d.method, Path: d.path, Tag: d.tag, Responses: d.responses, Anonymous: d.anonymous}
+// routes turns operations into routes and registers their body schemas: a schema named
+// Patched… is its body without required fields.
+func routes(t *rest.Table, ops []rest.Op) []route {
+	reg := t.Reg
+	out := make([]route, 0, len(ops))
+	for _, d := range ops {
+		op := openapi.Operation{ID: d.ID, Method: d.Method, Path: d.Path, Tag: d.Tag, Responses: d.Responses, Anonymous: d.Anonymous}
 		switch {
-		case d.list != nil:
-			op.Params = d.list.params()
-		case d.detail:
+		case d.List != nil:
+			op.Params = d.List.Params()
+		case d.Detail:
 			op.Params = openapi.ReadParams()
 		default:
 			op.Params = []openapi.Param{openapi.Diagnostics()}
 		}
-		op.Params = append(op.Params, d.extra...)
-		if d.body != nil {
-			name := d.bodyName
+		op.Params = append(op.Params, d.Extra...)
+		if d.Body != nil {
+			name := d.BodyName
 			if _, done := reg.Schema(name); done {
 				// Shared by several operations; registered already.
 			} else if strings.HasPrefix(name, "Patched") {
 				// A partial update requires nothing: the same shape without required fields.
-				sc, _ := reg.Schema(reg.Add(strings.TrimPrefix(name, "Patched"), d.body))
+				sc, _ := reg.Schema(reg.Add(strings.TrimPrefix(name, "Patched"), d.Body))
 				sc.Required = nil
 				reg.AddSchema(name, sc)
 			} else {
-				reg.Add(name, d.body)
+				reg.Add(name, d.Body)
 			}
-			op.Body = &openapi.Body{MediaTypes: d.media, Schema: name}
+			op.Body = &openapi.Body{MediaTypes: d.Media, Schema: name}
 		}
-		out = append(out, route{op: op, pattern: d.pattern, h: d.h})
+		out = append(out, route{op: op, pattern: d.Pattern, h: d.Handler})
 	}
 	return out
 }

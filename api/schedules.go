@@ -1,95 +1,33 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"time"
 
-	"pith/meta"
+	"pith/api/href"
+	"pith/api/rest"
 	"pith/task"
 )
 
-// The task names of pith's own maintenance tasks (Pulp has no counterpart).
-const uploadCleanupTask = "pith.app.tasks.upload.cleanup"
-
-// SetSchedules records the maintenance schedules the configuration asks for (orphan
-// cleanup, task purge, upload cleanup); the maintenance leader dispatches them. A
-// setting of 0 removes its schedule.
-func (s *Server) SetSchedules(ctx context.Context) error {
-	c := s.cfg
-	every := func(protection time.Duration) time.Duration {
-		if protection <= 0 {
-			return 0
-		}
-		return min(protection, time.Hour)
+func scheduleListSpec() rest.ListSpec {
+	fs := []rest.Filter{
+		{Name: "name", Col: "s.name", Lookups: []string{"exact", "contains"}},
+		{Name: "task_name", Col: "s.task_name", Lookups: []string{"exact", "contains"}},
 	}
-	sets := []struct {
-		name, task string
-		args       any
-		interval   time.Duration
-	}{
-		{"orphan cleanup", "pulpcore.app.tasks.orphan.orphan_cleanup",
-			OrphanArgs{ProtectionMins: int64(c.OrphanProtection / time.Minute)}, c.OrphanCleanupInterval},
-		{"task purge", "pulpcore.app.tasks.purge.purge",
-			purgeArgs{OlderThanMins: int64(c.TaskProtection / time.Minute), States: []string{task.Completed, task.Failed, task.Canceled, task.Skipped}},
-			every(c.TaskProtection)},
-		{"upload cleanup", uploadCleanupTask, cleanupArgs{OlderThanMins: int64(c.UploadProtection / time.Minute)}, every(c.UploadProtection)},
-	}
-	for _, x := range sets {
-		if err := task.SetSchedule(ctx, s.db, x.name, x.task, x.args, x.interval); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-type cleanupArgs struct {
-	OlderThanMins int64 `json:"older_than_minutes"`
-}
-
-// runUploadCleanup deletes uploads whose last chunk came longer ago than the upload
-// protection time, with their stored chunks.
-func (s *Server) runUploadCleanup(ctx context.Context, r *task.Run) error {
-	var a cleanupArgs
-	if err := r.Args(&a); err != nil {
-		return err
-	}
-	l := meta.List{}
-	l.And("u.updated < ?", time.Now().Add(-time.Duration(a.OlderThanMins)*time.Minute).UnixMicro())
-	us, _, err := meta.ListUploads(ctx, s.db, l)
-	if err != nil {
-		return err
-	}
-	p := r.Progress("clean-up.uploads", "Clean up abandoned uploads", int64(len(us)))
-	for _, u := range us {
-		if err := s.deleteUpload(ctx, u); err != nil {
-			return err
-		}
-		p.Add(1)
-	}
-	p.Finish(nil)
-	return nil
-}
-
-func scheduleListSpec() listSpec {
-	fs := []filter{
-		{name: "name", col: "s.name", lookups: []string{"exact", "contains"}},
-		{name: "task_name", col: "s.task_name", lookups: []string{"exact", "contains"}},
-	}
-	fs = append(fs, identityFilters("s.pulp_id")...)
-	return listSpec{filters: fs, ordering: ordering("s", map[string]string{"pulp_id": "pulp_id", "pulp_created": "created",
+	fs = append(fs, rest.IdentityFilters("s.pulp_id")...)
+	return rest.ListSpec{Filters: fs, Ordering: rest.Ordering("s", map[string]string{"pulp_id": "pulp_id", "pulp_created": "created",
 		"pulp_last_updated": "updated", "name": "name", "task_name": "task_name", "next_dispatch": "next_dispatch"})}
 }
 
 func renderSchedule(sc task.Schedule) taskScheduleResponse {
-	next := ts(sc.NextDispatch)
-	out := taskScheduleResponse{PulpHref: scheduleHref(sc.PulpID), Prn: prn("core.taskschedule", sc.PulpID), PulpCreated: ts(sc.Created),
-		PulpLastUpdated: ts(sc.Updated), Name: sc.Name, TaskName: sc.TaskName, NextDispatch: &next}
+	next := rest.Time(sc.NextDispatch)
+	out := taskScheduleResponse{PulpHref: href.Schedule(sc.PulpID), Prn: href.PRN("core.taskschedule", sc.PulpID), PulpCreated: rest.Time(sc.Created),
+		PulpLastUpdated: rest.Time(sc.Updated), Name: sc.Name, TaskName: sc.TaskName, NextDispatch: &next}
 	d := durationString(sc.Interval)
 	out.DispatchInterval = &d
 	if sc.LastTask != nil {
-		h := taskHref(*sc.LastTask)
+		h := href.Task(*sc.LastTask)
 		out.LastTask = &h
 	}
 	return out
@@ -114,11 +52,11 @@ func durationString(d time.Duration) string {
 }
 
 func (s *Server) scheduleList(w http.ResponseWriter, r *http.Request) error {
-	q, err := parseList(r, s.db.Dialect(), scheduleListSpec())
+	q, err := rest.ParseList(r, s.db.Dialect(), scheduleListSpec())
 	if err != nil {
 		return err
 	}
-	ss, total, err := task.Schedules(r.Context(), s.db, q.list)
+	ss, total, err := task.Schedules(r.Context(), s.db, q.List)
 	if err != nil {
 		return err
 	}
@@ -126,7 +64,7 @@ func (s *Server) scheduleList(w http.ResponseWriter, r *http.Request) error {
 	for i, sc := range ss {
 		items[i] = renderSchedule(sc)
 	}
-	return writePage(w, r, q, total, items)
+	return rest.WritePage(w, r, q, total, items)
 }
 
 func (s *Server) scheduleRead(w http.ResponseWriter, r *http.Request) error {
@@ -134,5 +72,5 @@ func (s *Server) scheduleRead(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeOne(w, r, http.StatusOK, renderSchedule(sc))
+	return rest.WriteOne(w, r, http.StatusOK, renderSchedule(sc))
 }

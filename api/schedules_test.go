@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"pith/content"
+	"pith/content/contenttest"
 	"pith/meta"
 	"pith/task"
 )
@@ -14,10 +16,10 @@ import (
 func TestTaskSchedulesAndUploadCleanup(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if err := e.api.SetSchedules(ctx); err != nil {
+	if err := e.Core.SetSchedules(ctx, content.Schedules{UploadProtection: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
-	code, page := e.json("GET", "/pulp/api/v3/task-schedules/?name=upload%20cleanup", nil)
+	code, page := e.JSON("GET", "/pulp/api/v3/task-schedules/?name=upload%20cleanup", nil)
 	if code != 200 || page["count"].(float64) != 1 {
 		t.Fatalf("list: %d %v", code, page)
 	}
@@ -25,40 +27,40 @@ func TestTaskSchedulesAndUploadCleanup(t *testing.T) {
 	if sc["task_name"] != "pith.app.tasks.upload.cleanup" || sc["dispatch_interval"] != "00:01:00" || sc["next_dispatch"] == nil {
 		t.Fatalf("schedule: %v", sc)
 	}
-	if code, one := e.json("GET", sc["pulp_href"].(string), nil); code != 200 || one["name"] != "upload cleanup" {
+	if code, one := e.JSON("GET", sc["pulp_href"].(string), nil); code != 200 || one["name"] != "upload cleanup" {
 		t.Fatalf("read: %d %v", code, one)
 	}
-	if code, page := e.json("GET", "/pulp/api/v3/task-schedules/?name=orphan%20cleanup", nil); code != 200 || page["count"].(float64) != 0 {
+	if code, page := e.JSON("GET", "/pulp/api/v3/task-schedules/?name=orphan%20cleanup", nil); code != 200 || page["count"].(float64) != 0 {
 		t.Fatalf("orphan cleanup is off by default: %d %v", code, page)
 	}
 
 	// Two uploads with a chunk each; one is old enough to go.
-	_, old := e.json("POST", "/pulp/api/v3/uploads/", map[string]any{"size": 4})
-	_, fresh := e.json("POST", "/pulp/api/v3/uploads/", map[string]any{"size": 4})
+	_, old := e.JSON("POST", "/pulp/api/v3/uploads/", map[string]any{"size": 4})
+	_, fresh := e.JSON("POST", "/pulp/api/v3/uploads/", map[string]any{"size": 4})
 	for _, u := range []map[string]any{old, fresh} {
-		ct, b := multipartBody(nil, "file", "blob", []byte("abcd"))
-		if code, m, _ := e.do("PUT", u["pulp_href"].(string), ct, b, "Content-Range", "bytes 0-3/4"); code != 200 {
+		ct, b := contenttest.Multipart(nil, "file", "blob", []byte("abcd"))
+		if code, m, _ := e.Do("PUT", u["pulp_href"].(string), ct, b, "Content-Range", "bytes 0-3/4"); code != 200 {
 			t.Fatalf("chunk: %d %v", code, m)
 		}
 	}
-	if _, err := e.db.Exec(ctx, `UPDATE uploads SET updated = ? WHERE pulp_id = ?`, meta.Now()-2*time.Minute.Microseconds(), old["pulp_href"].(string)[len("/pulp/api/v3/uploads/"):len(old["pulp_href"].(string))-1]); err != nil {
+	if _, err := e.DB.Exec(ctx, `UPDATE uploads SET updated = ? WHERE pulp_id = ?`, meta.Now()-2*time.Minute.Microseconds(), old["pulp_href"].(string)[len("/pulp/api/v3/uploads/"):len(old["pulp_href"].(string))-1]); err != nil {
 		t.Fatal(err)
 	}
 	// Run what the leader dispatches when the schedule is due.
-	if n, err := task.DispatchDue(ctx, e.db, meta.Now()+time.Hour.Microseconds()); err != nil || n != 1 {
+	if n, err := task.DispatchDue(ctx, e.DB, meta.Now()+time.Hour.Microseconds()); err != nil || n != 1 {
 		t.Fatalf("dispatch due: %d %v", n, err)
 	}
-	_, sc = e.json("GET", sc["pulp_href"].(string), nil)
-	if tk := e.wait(sc["last_task"].(string)); tk["state"] != "completed" {
+	_, sc = e.JSON("GET", sc["pulp_href"].(string), nil)
+	if tk := e.Wait(sc["last_task"].(string)); tk["state"] != "completed" {
 		t.Fatalf("cleanup task: %v", tk)
 	}
-	if code, _ := e.json("GET", old["pulp_href"].(string), nil); code != 404 {
+	if code, _ := e.JSON("GET", old["pulp_href"].(string), nil); code != 404 {
 		t.Errorf("old upload still there: %d", code)
 	}
-	if code, _ := e.json("GET", fresh["pulp_href"].(string), nil); code != 200 {
+	if code, _ := e.JSON("GET", fresh["pulp_href"].(string), nil); code != 200 {
 		t.Errorf("fresh upload gone: %d", code)
 	}
-	if n := e.count("upload_chunks"); n != 1 {
+	if n := e.Count("upload_chunks"); n != 1 {
 		t.Errorf("%d chunk rows left, want the fresh upload's 1", n)
 	}
 }

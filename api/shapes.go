@@ -6,13 +6,6 @@ import "encoding/json"
 // what the OpenAPI document describes (by reflection), so the two cannot disagree.
 // Struct tags `openapi:"..."` carry what JSON tags can't (format, nullable, readOnly).
 
-// labelsIn are pulp_labels as sent: values may be null to delete a key.
-type labelsIn map[string]*string
-
-type taskRef struct {
-	Task string `json:"task" openapi:"format=uri,desc=The href of the task."`
-}
-
 type taskResponse struct {
 	PulpHref                string           `json:"pulp_href" openapi:"format=uri,readOnly"`
 	Prn                     string           `json:"prn" openapi:"readOnly"`
@@ -141,6 +134,17 @@ type uploadResponse struct {
 	PulpLastUpdated string `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
 	Size            int64  `json:"size"`
 	Completed       any    `json:"completed" openapi:"format=date-time,readOnly,type=string,nullable"`
+}
+
+// uploadDetailResponse is an upload with the chunks it received.
+type uploadDetailResponse struct {
+	uploadResponse
+	Chunks []uploadChunkResponse `json:"chunks" openapi:"readOnly"`
+}
+
+type uploadChunkResponse struct {
+	Offset int64 `json:"offset" openapi:"readOnly"`
+	Size   int64 `json:"size" openapi:"readOnly"`
 }
 
 type uploadChunkIn struct {

@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 
+	"pith/api/href"
+	"pith/api/rest"
 	"pith/meta"
 )
 
@@ -17,26 +19,24 @@ type signingServiceResponse struct {
 	Script            string `json:"script"`
 }
 
-func signingHref(id string) string { return apiPath + "signing-services/" + id + "/" }
-
-func signingListSpec() listSpec {
-	fs := []filter{{name: "name", col: "s.name", lookups: []string{"exact"}}}
-	fs = append(fs, identityFilters("s.pulp_id")...)
-	return listSpec{filters: fs, ordering: ordering("s", map[string]string{"pk": "id", "pulp_id": "pulp_id", "pulp_created": "created",
+func signingListSpec() rest.ListSpec {
+	fs := []rest.Filter{{Name: "name", Col: "s.name", Lookups: []string{"exact"}}}
+	fs = append(fs, rest.IdentityFilters("s.pulp_id")...)
+	return rest.ListSpec{Filters: fs, Ordering: rest.Ordering("s", map[string]string{"pk": "id", "pulp_id": "pulp_id", "pulp_created": "created",
 		"pulp_last_updated": "updated", "name": "name", "public_key": "public_key", "pubkey_fingerprint": "fingerprint", "script": "script"})}
 }
 
 func renderSigning(x meta.SigningService) signingServiceResponse {
-	return signingServiceResponse{PulpHref: signingHref(x.PulpID), Prn: prn("core.signingservice", x.PulpID), PulpCreated: ts(x.Created),
-		PulpLastUpdated: ts(x.Updated), Name: x.Name, PublicKey: x.PublicKey, PubkeyFingerprint: x.Fingerprint, Script: x.Script}
+	return signingServiceResponse{PulpHref: href.SigningService(x.PulpID), Prn: href.PRN("core.signingservice", x.PulpID), PulpCreated: rest.Time(x.Created),
+		PulpLastUpdated: rest.Time(x.Updated), Name: x.Name, PublicKey: x.PublicKey, PubkeyFingerprint: x.Fingerprint, Script: x.Script}
 }
 
 func (s *Server) signingList(w http.ResponseWriter, r *http.Request) error {
-	q, err := parseList(r, s.db.Dialect(), signingListSpec())
+	q, err := rest.ParseList(r, s.db.Dialect(), signingListSpec())
 	if err != nil {
 		return err
 	}
-	xs, total, err := meta.ListSigningServices(r.Context(), s.db, q.list)
+	xs, total, err := meta.ListSigningServices(r.Context(), s.db, q.List)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func (s *Server) signingList(w http.ResponseWriter, r *http.Request) error {
 	for i, x := range xs {
 		items[i] = renderSigning(x)
 	}
-	return writePage(w, r, q, total, items)
+	return rest.WritePage(w, r, q, total, items)
 }
 
 func (s *Server) signingRead(w http.ResponseWriter, r *http.Request) error {
@@ -52,5 +52,5 @@ func (s *Server) signingRead(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeOne(w, r, http.StatusOK, renderSigning(x))
+	return rest.WriteOne(w, r, http.StatusOK, renderSigning(x))
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"pith/api/href"
+	"pith/api/rest"
 	"pith/meta"
 	"pith/task"
 )
@@ -70,11 +72,11 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 			for _, a := range apps {
-				sa := statusApp{Name: a.Name, LastHeartbeat: ts(a.LastHeartbeat), Versions: versionMap()}
+				sa := statusApp{Name: a.Name, LastHeartbeat: rest.Time(a.LastHeartbeat), Versions: versionMap()}
 				if kind.t == "worker" {
-					sa.PulpHref = workerHref(a.PulpID)
+					sa.PulpHref = href.Worker(a.PulpID)
 					if a.CurrentTask != nil {
-						h := taskHref(*a.CurrentTask)
+						h := href.Task(*a.CurrentTask)
 						sa.CurrentTask = &h
 					}
 				}
@@ -82,14 +84,14 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	if st, ok := s.cfg.Store.Driver().(interface {
+	if st, ok := s.core.Store.Driver().(interface {
 		Usage() (total, used, free int64, err error)
 	}); ok {
 		if t, u, f, err := st.Usage(); err == nil {
 			out.Storage = map[string]any{"total": t, "used": u, "free": f}
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	rest.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"pith/content/contenttest"
 	"strings"
 	"testing"
 )
@@ -40,30 +41,30 @@ func line(name string, data []byte) string {
 }
 
 // sync creates a repository and remote for the upstream and syncs; it returns the task.
-func (e *env) sync(name, url, policy string, mirror bool) (map[string]any, string) {
-	e.t.Helper()
-	code, repo := e.json("POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": name})
+func syncRepo(e *contenttest.Env, name, url, policy string, mirror bool) (map[string]any, string) {
+	e.T.Helper()
+	code, repo := e.JSON("POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": name})
 	if code != 201 {
-		e.t.Fatalf("repository: %d %v", code, repo)
+		e.T.Fatalf("repository: %d %v", code, repo)
 	}
-	code, rem := e.json("POST", "/pulp/api/v3/remotes/file/file/", map[string]any{"name": name, "url": url, "policy": policy})
+	code, rem := e.JSON("POST", "/pulp/api/v3/remotes/file/file/", map[string]any{"name": name, "url": url, "policy": policy})
 	if code != 201 {
-		e.t.Fatalf("remote: %d %v", code, rem)
+		e.T.Fatalf("remote: %d %v", code, rem)
 	}
-	return e.syncAgain(repo["pulp_href"].(string), rem["pulp_href"].(string), mirror), repo["pulp_href"].(string)
+	return syncAgain(e, repo["pulp_href"].(string), rem["pulp_href"].(string), mirror), repo["pulp_href"].(string)
 }
 
-func (e *env) syncAgain(repo, remote string, mirror bool) map[string]any {
-	e.t.Helper()
-	code, m := e.json("POST", repo+"sync/", map[string]any{"remote": remote, "mirror": mirror})
+func syncAgain(e *contenttest.Env, repo, remote string, mirror bool) map[string]any {
+	e.T.Helper()
+	code, m := e.JSON("POST", repo+"sync/", map[string]any{"remote": remote, "mirror": mirror})
 	if code != 202 {
-		e.t.Fatalf("sync: %d %v", code, m)
+		e.T.Fatalf("sync: %d %v", code, m)
 	}
-	return e.wait(m["task"].(string))
+	return e.Wait(m["task"].(string))
 }
 
-func (e *env) latest(repo string) string {
-	_, m, _ := e.do("GET", repo, "", nil)
+func latest(e *contenttest.Env, repo string) string {
+	_, m, _ := e.Do("GET", repo, "", nil)
 	return m["latest_version_href"].(string)
 }
 
@@ -95,8 +96,8 @@ func TestSyncFailuresChangeNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			up := httptest.NewServer(&mirror{files: tc.files, manifest: tc.manifest})
 			defer up.Close()
-			before := [2]int{e.count("artifacts"), e.count("contents")}
-			task, repo := e.sync(fmt.Sprint("bad", i), up.URL+"/PULP_MANIFEST", "immediate", false)
+			before := [2]int{e.Count("artifacts"), e.Count("contents")}
+			task, repo := syncRepo(e, fmt.Sprint("bad", i), up.URL+"/PULP_MANIFEST", "immediate", false)
 			if task["state"] != "failed" {
 				t.Fatalf("task %v, want failed", task["state"])
 			}
@@ -106,10 +107,10 @@ func TestSyncFailuresChangeNothing(t *testing.T) {
 					t.Errorf("error %q does not mention %q", desc, w)
 				}
 			}
-			if v := e.latest(repo); !strings.HasSuffix(v, "/versions/0/") {
+			if v := latest(e, repo); !strings.HasSuffix(v, "/versions/0/") {
 				t.Errorf("a failed sync made %s", v)
 			}
-			if after := [2]int{e.count("artifacts"), e.count("contents")}; after != before {
+			if after := [2]int{e.Count("artifacts"), e.Count("contents")}; after != before {
 				t.Errorf("rows (artifacts, units) %v → %v", before, after)
 			}
 		})
@@ -124,50 +125,50 @@ func TestSyncPoliciesAndMirror(t *testing.T) {
 	defer srv.Close()
 	url := srv.URL + "/PULP_MANIFEST"
 
-	task, repo := e.sync("immediate", url, "immediate", false)
+	task, repo := syncRepo(e, "immediate", url, "immediate", false)
 	if task["state"] != "completed" {
 		t.Fatalf("sync: %v", task)
 	}
-	_, v, _ := e.do("GET", e.latest(repo), "", nil)
+	_, v, _ := e.Do("GET", latest(e, repo), "", nil)
 	if n := v["content_summary"].(map[string]any)["present"].(map[string]any)["file.file"].(map[string]any)["count"]; n != float64(3) {
 		t.Fatalf("present %v", n)
 	}
-	if n := e.count("artifacts"); n != 3 {
+	if n := e.Count("artifacts"); n != 3 {
 		t.Errorf("%d artifacts after an immediate sync, want 3", n)
 	}
 	// Unchanged manifest: the sync is skipped, no new version.
-	_, m, _ := e.do("GET", repo, "", nil)
+	_, m, _ := e.Do("GET", repo, "", nil)
 	remote := m["remote"]
 	_ = remote
-	_, rems, _ := e.do("GET", "/pulp/api/v3/remotes/file/file/?name=immediate", "", nil)
+	_, rems, _ := e.Do("GET", "/pulp/api/v3/remotes/file/file/?name=immediate", "", nil)
 	remHref := rems["results"].([]any)[0].(map[string]any)["pulp_href"].(string)
-	e.syncAgain(repo, remHref, false)
-	if v := e.latest(repo); !strings.HasSuffix(v, "/versions/1/") {
+	syncAgain(e, repo, remHref, false)
+	if v := latest(e, repo); !strings.HasSuffix(v, "/versions/1/") {
 		t.Errorf("re-sync of an unchanged manifest made %s", v)
 	}
 	// Upstream drops b: additive keeps it, mirror removes it.
 	up.manifest = line("a", a) + line("dir/c", c)
-	e.syncAgain(repo, remHref, false)
-	if v := e.latest(repo); !strings.HasSuffix(v, "/versions/1/") {
+	syncAgain(e, repo, remHref, false)
+	if v := latest(e, repo); !strings.HasSuffix(v, "/versions/1/") {
 		t.Errorf("additive sync that adds nothing made %s", v)
 	}
-	e.syncAgain(repo, remHref, true)
-	_, v, _ = e.do("GET", e.latest(repo), "", nil)
+	syncAgain(e, repo, remHref, true)
+	_, v, _ = e.Do("GET", latest(e, repo), "", nil)
 	summary := v["content_summary"].(map[string]any)
 	if summary["present"].(map[string]any)["file.file"].(map[string]any)["count"] != float64(2) ||
 		summary["removed"].(map[string]any)["file.file"].(map[string]any)["count"] != float64(1) {
 		t.Errorf("mirror sync summary: %v", summary)
 	}
 	// On demand: units without artifacts.
-	before := e.count("artifacts")
+	before := e.Count("artifacts")
 	d := []byte("ddd")
 	up.files["d"] = d
 	up.manifest = line("d", d)
-	task, _ = e.sync("ondemand", url, "on_demand", false)
+	task, _ = syncRepo(e, "ondemand", url, "on_demand", false)
 	if task["state"] != "completed" {
 		t.Fatalf("on-demand sync: %v", task)
 	}
-	if n := e.count("artifacts"); n != before {
+	if n := e.Count("artifacts"); n != before {
 		t.Errorf("on-demand sync stored %d artifacts", n-before)
 	}
 }

@@ -4,23 +4,26 @@ import (
 	"net/http"
 	"strconv"
 
+	"pith/api/href"
+	"pith/api/rest"
+	"pith/content"
 	"pith/meta"
 	"pith/task"
 )
 
-func versionListSpec() listSpec {
+func versionListSpec() rest.ListSpec {
 	content := func(l *meta.List, d meta.Dialect, v string, in bool) error {
 		vals := []string{v}
 		if in {
-			vals = splitComma(vals)
+			vals = rest.SplitComma(vals)
 		}
 		var ids []any
 		for _, h := range vals {
-			p, ok := parseHref(h)
+			p, ok := href.Parse(h)
 			if !ok {
-				return badField("content", "Invalid hyperlink - No URL match for %q.", h)
+				return rest.BadField("content", "Invalid hyperlink - No URL match for %q.", h)
 			}
-			ids = append(ids, p.id)
+			ids = append(ids, p.ID)
 		}
 		if len(ids) == 0 {
 			l.And("1 = 0")
@@ -31,45 +34,45 @@ func versionListSpec() listSpec {
 			marks += ",?"
 		}
 		l.And(`EXISTS (SELECT 1 FROM repository_content rc JOIN contents c ON c.id = rc.content_id WHERE rc.repository_id = v.repository_id
-			AND c.pulp_id IN (`+marks+`) AND rc.version_added <= v.number AND (rc.version_removed IS NULL OR rc.version_removed > v.number))`, ids...)
+			AND c.pulp_id IN (`+marks+`) AND `+meta.InVersion("rc", "v.number")+`)`, ids...)
 		return nil
 	}
-	fs := []filter{
-		{name: "content", kind: kCustom, lookups: []string{"exact"}, apply: func(l *meta.List, d meta.Dialect, v string) error { return content(l, d, v, false) }},
-		{name: "content__in", kind: kCustom, lookups: []string{"exact"}, apply: func(l *meta.List, d meta.Dialect, v string) error { return content(l, d, v, true) }},
-		{name: "number", col: "v.number", kind: kInt, lookups: []string{"exact", "gt", "gte", "lt", "lte", "range"}},
-		timeFilter("pulp_created", "v.created"),
+	fs := []rest.Filter{
+		{Name: "content", Type: rest.Custom, Lookups: []string{"exact"}, Apply: func(l *meta.List, d meta.Dialect, v string) error { return content(l, d, v, false) }},
+		{Name: "content__in", Type: rest.Custom, Lookups: []string{"exact"}, Apply: func(l *meta.List, d meta.Dialect, v string) error { return content(l, d, v, true) }},
+		{Name: "number", Col: "v.number", Type: rest.Int, Lookups: []string{"exact", "gt", "gte", "lt", "lte", "range"}},
+		rest.TimeFilter("pulp_created", "v.created"),
 	}
-	id := identityFilters("v.pulp_id")
+	id := rest.IdentityFilters("v.pulp_id")
 	fs = append(fs, id[1], id[2])
-	return listSpec{filters: fs, ordering: ordering("v", map[string]string{"pulp_id": "pulp_id", "pulp_created": "created", "pulp_last_updated": "updated", "number": "number"})}
+	return rest.ListSpec{Filters: fs, Ordering: rest.Ordering("v", map[string]string{"pulp_id": "pulp_id", "pulp_created": "created", "pulp_last_updated": "updated", "number": "number"})}
 }
 
-func summaryOf(sum map[string]int64, param, vhref string) map[string]contentSummaryEntry {
+func (s *Server) summaryOf(sum map[string]int64, param, vhref string) map[string]contentSummaryEntry {
 	out := map[string]contentSummaryEntry{}
 	for typ, n := range sum {
-		seg, ok := unitSegment[typ]
+		k, ok := s.core.Table().UnitKind(typ)
 		if !ok {
 			continue
 		}
-		out[typ] = contentSummaryEntry{Count: n, Href: apiPath + "content/" + seg + "/?" + param + "=" + vhref}
+		out[typ] = contentSummaryEntry{Count: n, Href: href.Root + "content/" + k.Segment + "/?" + param + "=" + vhref}
 	}
 	return out
 }
 
-func renderVersion(v meta.Version) versionResponse {
-	h := versionHref(v.RepoType, v.RepoPulpID, v.Number)
+func (s *Server) renderVersion(v meta.Version) versionResponse {
+	h := href.Version(v.RepoType, v.RepoPulpID, v.Number)
 	out := versionResponse{
-		PulpHref: h, Prn: prn("core.repositoryversion", v.PulpID), PulpCreated: ts(v.Created), PulpLastUpdated: ts(v.Updated),
-		Number: v.Number, Repository: repoHref(v.RepoType, v.RepoPulpID),
+		PulpHref: h, Prn: href.PRN("core.repositoryversion", v.PulpID), PulpCreated: rest.Time(v.Created), PulpLastUpdated: rest.Time(v.Updated),
+		Number: v.Number, Repository: href.Repository(v.RepoType, v.RepoPulpID),
 		ContentSummary: map[string]map[string]contentSummaryEntry{
-			"added":   summaryOf(v.Summary.Added, "repository_version_added", h),
-			"removed": summaryOf(v.Summary.Removed, "repository_version_removed", h),
-			"present": summaryOf(v.Summary.Present, "repository_version", h),
+			"added":   s.summaryOf(v.Summary.Added, "repository_version_added", h),
+			"removed": s.summaryOf(v.Summary.Removed, "repository_version_removed", h),
+			"present": s.summaryOf(v.Summary.Present, "repository_version", h),
 		},
 	}
-	if v.BaseVersion != nil {
-		b := versionHref(v.RepoType, v.RepoPulpID, *v.BaseVersion)
+	if v.Base != nil {
+		b := href.Version(v.Base.RepoType, v.Base.RepoPulpID, v.Base.Number)
 		out.BaseVersion = &b
 	}
 	return out
@@ -77,39 +80,39 @@ func renderVersion(v meta.Version) versionResponse {
 
 func (s *Server) versionList(perRepo bool) func(w http.ResponseWriter, r *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		q, err := parseList(r, s.db.Dialect(), versionListSpec())
+		q, err := rest.ParseList(r, s.db.Dialect(), versionListSpec())
 		if err != nil {
 			return err
 		}
 		if perRepo {
-			repo, err := s.repoByPath(r)
+			repo, err := s.env.RepoByPath(r)
 			if err != nil {
 				return err
 			}
-			q.list.And("v.repository_id = ?", repo.ID)
+			q.List.And("v.repository_id = ?", repo.ID)
 		} else {
-			q.list.And("r.sub_of IS NULL") // a distribution tree's sub-repositories are not listed
+			q.List.And("r.sub_of IS NULL") // a distribution tree's sub-repositories are not listed
 		}
-		vs, total, err := meta.ListVersions(r.Context(), s.db, q.list)
+		vs, total, err := meta.ListVersions(r.Context(), s.db, q.List)
 		if err != nil {
 			return err
 		}
 		items := make([]any, len(vs))
 		for i, v := range vs {
-			items[i] = renderVersion(v)
+			items[i] = s.renderVersion(v)
 		}
-		return writePage(w, r, q, total, items)
+		return rest.WritePage(w, r, q, total, items)
 	}
 }
 
 func (s *Server) versionByPath(r *http.Request) (meta.Repository, meta.Version, error) {
-	repo, err := s.repoByPath(r)
+	repo, err := s.env.RepoByPath(r)
 	if err != nil {
 		return repo, meta.Version{}, err
 	}
 	n, err := strconv.ParseInt(r.PathValue("n"), 10, 64)
 	if err != nil {
-		return repo, meta.Version{}, errNotFound
+		return repo, meta.Version{}, rest.ErrNotFound
 	}
 	v, err := meta.VersionByNumber(r.Context(), s.db, repo.ID, n)
 	return repo, v, err
@@ -120,14 +123,7 @@ func (s *Server) versionRead(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeOne(w, r, http.StatusOK, renderVersion(v))
-}
-
-// VersionArgs name one repository version for the delete and repair tasks.
-type VersionArgs struct {
-	Repository      string `json:"repository"`
-	Number          int64  `json:"number"`
-	VerifyChecksums bool   `json:"verify_checksums,omitempty"`
+	return rest.WriteOne(w, r, http.StatusOK, s.renderVersion(v))
 }
 
 func (s *Server) versionDelete(w http.ResponseWriter, r *http.Request) error {
@@ -135,15 +131,16 @@ func (s *Server) versionDelete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if v.Number == 0 {
-		return errStatus(http.StatusBadRequest, "version 0 of repository %q cannot be deleted", repo.Name)
-	}
-	t, err := s.dispatch(r, task.Spec{Name: "pulpcore.app.tasks.repository.delete_version", Args: VersionArgs{Repository: repo.PulpID, Number: v.Number},
-		Exclusive: []string{repoHref(repo.Type, repo.PulpID)}})
+	protected, err := meta.ProtectedVersions(r.Context(), s.db, repo.ID, meta.Now())
 	if err != nil {
 		return err
 	}
-	return accepted(w, t)
+	if protected[v.Number] {
+		return rest.NonField("The repository version cannot be deleted because it (or its publications) are currently being " +
+			"used to distribute content. Please update the necessary distributions first.")
+	}
+	return s.env.Dispatch(w, r, task.Spec{Name: content.DeleteVersionTask, Args: content.VersionArgs{Repository: repo.PulpID, Number: v.Number},
+		Exclusive: []string{href.Repository(repo.Type, repo.PulpID)}})
 }
 
 func (s *Server) versionRepair(w http.ResponseWriter, r *http.Request) error {
@@ -152,18 +149,14 @@ func (s *Server) versionRepair(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	in := repairIn{VerifyChecksums: true}
-	raw, err := readBody(r, &in, nil)
+	raw, err := rest.ReadBody(r, &in, nil)
 	if err != nil {
 		return err
 	}
-	if err := decode(raw, &in); err != nil {
+	if err := rest.Decode(raw, &in); err != nil {
 		return err
 	}
-	t, err := s.dispatch(r, task.Spec{Name: "pulpcore.app.tasks.repository.repair_version",
-		Args:   VersionArgs{Repository: repo.PulpID, Number: v.Number, VerifyChecksums: in.VerifyChecksums},
-		Shared: []string{repoHref(repo.Type, repo.PulpID)}})
-	if err != nil {
-		return err
-	}
-	return accepted(w, t)
+	return s.env.Dispatch(w, r, task.Spec{Name: content.RepairTask,
+		Args:   content.VersionArgs{Repository: repo.PulpID, Number: v.Number, VerifyChecksums: in.VerifyChecksums},
+		Shared: []string{href.Repository(repo.Type, repo.PulpID)}})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"pith/blob"
 )
 
 // Artifact is a stored file: a blob plus its digests.
@@ -27,6 +29,13 @@ func scanArtifact(r interface{ Scan(...any) error }) (Artifact, error) {
 	var a Artifact
 	err := r.Scan(&a.ID, &a.PulpID, &a.Size, &a.MD5, &a.SHA1, &a.SHA224, &a.SHA256, &a.SHA384, &a.SHA512, &a.Created, &a.Updated)
 	return a, err
+}
+
+// ArtifactOf is the row of a committed blob: its size and the digests the store
+// recorded (the others stay NULL, as Pulp leaves forbidden checksums empty).
+func ArtifactOf(d blob.Digests) Artifact {
+	return Artifact{Size: d.Size, MD5: optional(d.MD5), SHA1: optional(d.SHA1), SHA224: optional(d.SHA224), SHA256: d.SHA256,
+		SHA384: optional(d.SHA384), SHA512: optional(d.SHA512)}
 }
 
 func optional(s string) *string {

@@ -329,3 +329,34 @@ func AttachArtifact(ctx context.Context, q Querier, contentID int64, relativePat
 		artifactID, contentID, relativePath)
 	return err
 }
+
+// ContentArtifactRef is one file of a unit: its relative path and its artifact's pulp
+// ID, nil while the file is not stored (on demand).
+type ContentArtifactRef struct {
+	RelativePath   string
+	ArtifactPulpID *string
+}
+
+// ContentArtifactsOf lists the files of units, by unit, in relative-path order.
+func ContentArtifactsOf(ctx context.Context, q Querier, contentIDs []int64) (map[int64][]ContentArtifactRef, error) {
+	out := map[int64][]ContentArtifactRef{}
+	err := chunks(contentIDs, func(part []int64) error {
+		in, args := inList(part)
+		rows, err := q.Query(ctx, `SELECT ca.content_id, ca.relative_path, a.pulp_id FROM content_artifacts ca
+			LEFT JOIN artifacts a ON a.id = ca.artifact_id WHERE ca.content_id IN `+in+` ORDER BY ca.content_id, ca.relative_path`, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var cid int64
+			var ref ContentArtifactRef
+			if err := rows.Scan(&cid, &ref.RelativePath, &ref.ArtifactPulpID); err != nil {
+				return err
+			}
+			out[cid] = append(out[cid], ref)
+		}
+		return rows.Err()
+	})
+	return out, err
+}

@@ -16,19 +16,20 @@ type Publication struct {
 	Type          string
 	RepositoryID  int64
 	RepoPulpID    string
+	RepoType      string
 	VersionNumber int64
 	Attrs         json.RawMessage
 	Created       int64
 	Updated       int64
 }
 
-const pubCols = "p.id, p.pulp_id, p.type, p.repository_id, r.pulp_id, p.version_number, p.attrs, p.created, p.updated"
+const pubCols = "p.id, p.pulp_id, p.type, p.repository_id, r.pulp_id, r.type, p.version_number, p.attrs, p.created, p.updated"
 const pubFrom = "publications p JOIN repositories r ON r.id = p.repository_id"
 
 func scanPub(r interface{ Scan(...any) error }) (Publication, error) {
 	var p Publication
 	var attrs string
-	err := r.Scan(&p.ID, &p.PulpID, &p.Type, &p.RepositoryID, &p.RepoPulpID, &p.VersionNumber, &attrs, &p.Created, &p.Updated)
+	err := r.Scan(&p.ID, &p.PulpID, &p.Type, &p.RepositoryID, &p.RepoPulpID, &p.RepoType, &p.VersionNumber, &attrs, &p.Created, &p.Updated)
 	p.Attrs = json.RawMessage(attrs)
 	return p, err
 }
@@ -170,7 +171,7 @@ func VersionFileRef(ctx context.Context, q Querier, repoID, n int64, path string
 	var artifactID *int64
 	err := q.QueryRow(ctx, `SELECT ca.id, ca.content_id, ca.artifact_id, c.created FROM content_artifacts ca JOIN contents c ON c.id = ca.content_id
 		WHERE ca.relative_path = ? AND EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = ca.content_id AND rc.repository_id = ?
-		AND rc.version_added <= ? AND (rc.version_removed IS NULL OR rc.version_removed > ?)) LIMIT 1`, path, repoID, n, n).
+		AND `+InVersion("rc", "?")+`) LIMIT 1`, path, repoID, n, n).
 		Scan(&f.ContentArtifactID, &f.ContentID, &artifactID, &f.Created)
 	if err != nil {
 		return FileRef{}, noRows(err, "file", path)
@@ -182,7 +183,7 @@ func VersionFileRef(ctx context.Context, q Querier, repoID, n int64, path string
 // VersionPaths lists the relative paths of the files in a version under prefix.
 func VersionPaths(ctx context.Context, q Querier, repoID, n int64, prefix string) ([]string, error) {
 	rows, err := q.Query(ctx, `SELECT ca.relative_path FROM content_artifacts ca WHERE substr(ca.relative_path, 1, ?) = ? AND EXISTS (SELECT 1 FROM repository_content rc
-		WHERE rc.content_id = ca.content_id AND rc.repository_id = ? AND rc.version_added <= ? AND (rc.version_removed IS NULL OR rc.version_removed > ?))
+		WHERE rc.content_id = ca.content_id AND rc.repository_id = ? AND `+InVersion("rc", "?")+`)
 		ORDER BY ca.relative_path`, len(prefix), prefix, repoID, n, n)
 	if err != nil {
 		return nil, err

@@ -16,7 +16,7 @@ type Version struct {
 	RepoPulpID   string
 	RepoType     string
 	Number       int64
-	BaseVersion  *int64
+	Base         *VersionRef // the version this one was made from, when one was named
 	Summary      Summary
 	Created      int64
 	Updated      int64
@@ -29,13 +29,37 @@ type Summary struct {
 	Present map[string]int64 `json:"present"`
 }
 
-const versionCols = `v.id, v.pulp_id, v.repository_id, r.pulp_id, r.type, v.number, v.base_version, v.summary, v.created, v.updated`
-const versionFrom = `repository_versions v JOIN repositories r ON r.id = v.repository_id`
+// InVersion is the SQL condition that the membership row alias ("rc"; "" for the bare
+// repository_content table) is in the version whose number is the SQL expression n: a
+// unit is in version N when version_added <= N < version_removed. With n "?" the
+// caller passes the number twice.
+func InVersion(alias, n string) string {
+	if alias != "" {
+		alias += "."
+	}
+	return alias + "version_added <= " + n + " AND (" + alias + "version_removed IS NULL OR " + alias + "version_removed > " + n + ")"
+}
+
+// VersionRef names a version of any repository.
+type VersionRef struct {
+	RepoPulpID string
+	RepoType   string
+	Number     int64
+}
+
+const versionCols = `v.id, v.pulp_id, v.repository_id, r.pulp_id, r.type, v.number, bv.number, br.pulp_id, br.type, v.summary, v.created, v.updated`
+const versionFrom = `repository_versions v JOIN repositories r ON r.id = v.repository_id
+	LEFT JOIN repository_versions bv ON bv.id = v.base_version_id LEFT JOIN repositories br ON br.id = bv.repository_id`
 
 func scanVersion(r interface{ Scan(...any) error }) (Version, error) {
 	var v Version
 	var summary string
-	err := r.Scan(&v.ID, &v.PulpID, &v.RepositoryID, &v.RepoPulpID, &v.RepoType, &v.Number, &v.BaseVersion, &summary, &v.Created, &v.Updated)
+	var baseNumber sql.NullInt64
+	var baseRepo, baseType sql.NullString
+	err := r.Scan(&v.ID, &v.PulpID, &v.RepositoryID, &v.RepoPulpID, &v.RepoType, &v.Number, &baseNumber, &baseRepo, &baseType, &summary, &v.Created, &v.Updated)
+	if baseNumber.Valid {
+		v.Base = &VersionRef{RepoPulpID: baseRepo.String, RepoType: baseType.String, Number: baseNumber.Int64}
+	}
 	_ = json.Unmarshal([]byte(summary), &v.Summary)
 	return v, err
 }
@@ -58,12 +82,14 @@ func ListVersions(ctx context.Context, q Querier, l List) ([]Version, int64, err
 }
 
 // Change describes a new version: units to add and remove, relative to the latest
-// version or to Base when set.
+// version or to version Base when set (of repository BaseRepository when that is not 0,
+// else of the repository itself).
 type Change struct {
-	Base      *int64
-	RemoveAll bool
-	Remove    []int64
-	Add       []int64
+	Base           *int64
+	BaseRepository int64
+	RemoveAll      bool
+	Remove         []int64
+	Add            []int64
 }
 
 // NewVersion writes a new version of a repository from the latest one and the change, in
@@ -78,17 +104,24 @@ func NewVersion(ctx context.Context, tx *Tx, repoID int64, ch Change) (Version, 
 		return Version{}, false, noRows(err, "repository", fmt.Sprint(repoID))
 	}
 	n := next
+	var baseID *int64
 	if ch.Base != nil {
-		if _, err := VersionByNumber(ctx, tx, repoID, *ch.Base); err != nil {
+		baseRepo := repoID
+		if ch.BaseRepository != 0 {
+			baseRepo = ch.BaseRepository
+		}
+		bv, err := VersionByNumber(ctx, tx, baseRepo, *ch.Base)
+		if err != nil {
 			return Version{}, false, fmt.Errorf("base version: %w", err)
 		}
+		baseID = &bv.ID
 		// Units present now but not in the base go; units in the base but not now come back.
 		if _, err := tx.Exec(ctx, `UPDATE repository_content SET version_removed = ? WHERE repository_id = ? AND version_removed IS NULL
-			AND content_id NOT IN (SELECT content_id FROM repository_content WHERE repository_id = ? AND version_added <= ? AND (version_removed IS NULL OR version_removed > ?))`,
-			n, repoID, repoID, *ch.Base, *ch.Base); err != nil {
+			AND content_id NOT IN (SELECT content_id FROM repository_content WHERE repository_id = ? AND `+InVersion("", "?")+`)`,
+			n, repoID, baseRepo, *ch.Base, *ch.Base); err != nil {
 			return Version{}, false, err
 		}
-		rows, err := tx.Query(ctx, `SELECT content_id FROM repository_content WHERE repository_id = ? AND version_added <= ? AND (version_removed IS NULL OR version_removed > ?)`, repoID, *ch.Base, *ch.Base)
+		rows, err := tx.Query(ctx, `SELECT content_id FROM repository_content WHERE repository_id = ? AND `+InVersion("", "?"), baseRepo, *ch.Base, *ch.Base)
 		if err != nil {
 			return Version{}, false, err
 		}
@@ -144,8 +177,8 @@ func NewVersion(ctx context.Context, tx *Tx, repoID int64, ch Change) (Version, 
 	summary := string(b)
 	now := Now()
 	var id int64
-	if err := tx.QueryRow(ctx, `INSERT INTO repository_versions (pulp_id, repository_id, number, base_version, summary, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		NewID(), repoID, n, ch.Base, summary, now, now).Scan(&id); err != nil {
+	if err := tx.QueryRow(ctx, `INSERT INTO repository_versions (pulp_id, repository_id, number, base_version_id, summary, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		NewID(), repoID, n, baseID, summary, now, now).Scan(&id); err != nil {
 		return Version{}, false, fmt.Errorf("insert version %d: %w", n, err)
 	}
 	if _, err := tx.Exec(ctx, `UPDATE repositories SET next_version = ?, updated = ? WHERE id = ?`, n+1, now, repoID); err != nil {
@@ -261,7 +294,7 @@ func presentAfter(ctx context.Context, tx *Tx, repoID, n int64, added, removed m
 }
 
 // presentCond selects the rows present in version n (bound twice).
-const presentCond = "rc.version_added <= ? AND (rc.version_removed IS NULL OR rc.version_removed > ?)"
+var presentCond = InVersion("rc", "?")
 
 // summarize counts version n's summary in full.
 func summarize(ctx context.Context, q Querier, repoID, n int64) (string, error) {
@@ -280,13 +313,18 @@ func summarize(ctx context.Context, q Querier, repoID, n int64) (string, error) 
 	return string(b), err
 }
 
-// DeleteVersion deletes a version other than 0, folding its changes into the next
-// existing version so that every other version keeps exactly its content.
+// DeleteVersion deletes a version, folding its changes into the next existing version
+// so that every other version keeps exactly its content. A repository's only version
+// stays: a repository always has one.
 func DeleteVersion(ctx context.Context, tx *Tx, v Version) error {
-	if v.Number == 0 {
-		return fmt.Errorf("version 0 of a repository cannot be deleted: %w", ErrInUse)
-	}
 	repo, n := v.RepositoryID, v.Number
+	var count int64
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM repository_versions WHERE repository_id = ?`, repo).Scan(&count); err != nil {
+		return err
+	}
+	if count <= 1 {
+		return fmt.Errorf("version %d is the repository's only version: %w", n, ErrInUse)
+	}
 	var next sql.NullInt64
 	if err := tx.QueryRow(ctx, `SELECT min(number) FROM repository_versions WHERE repository_id = ? AND number > ?`, repo, n).Scan(&next); err != nil {
 		return err
@@ -342,7 +380,7 @@ func DeleteVersion(ctx context.Context, tx *Tx, v Version) error {
 // VersionContentIDs lists the units in version n, only those of the given types when
 // types are given.
 func VersionContentIDs(ctx context.Context, q Querier, repoID, n int64, types ...string) ([]int64, error) {
-	query := `SELECT content_id FROM repository_content WHERE repository_id = ? AND version_added <= ? AND (version_removed IS NULL OR version_removed > ?)`
+	query := `SELECT content_id FROM repository_content WHERE repository_id = ? AND ` + InVersion("", "?")
 	args := []any{repoID, n, n}
 	if len(types) > 0 {
 		query += ` AND content_id IN (SELECT id FROM contents WHERE type IN (` + strings.TrimSuffix(strings.Repeat("?,", len(types)), ",") + `))`
@@ -362,6 +400,33 @@ func VersionContentIDs(ctx context.Context, q Querier, repoID, n int64, types ..
 			return nil, err
 		}
 		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// ProtectedVersions are the numbers of a repository's versions that are served, which
+// retention keeps: what distributions of the repository serve (its latest version, or
+// that version's newest publication), the versions of publications distributions name,
+// and those of superseded publications still in their grace period (at now).
+func ProtectedVersions(ctx context.Context, q Querier, repoID, now int64) (map[int64]bool, error) {
+	rows, err := q.Query(ctx, `SELECT max(v.number) FROM repository_versions v WHERE v.repository_id = ?
+			AND EXISTS (SELECT 1 FROM distributions d WHERE d.repository_id = ?)
+		UNION SELECT p.version_number FROM publications p WHERE p.repository_id = ?
+			AND (p.id IN (SELECT d.publication_id FROM distributions d)
+				OR p.id IN (SELECT h.publication_id FROM distribution_history h WHERE h.expires > ?))`, repoID, repoID, repoID, now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var n sql.NullInt64
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		if n.Valid {
+			out[n.Int64] = true
+		}
 	}
 	return out, rows.Err()
 }

@@ -203,7 +203,7 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request, m meta.Remote, sr
 		s.opt.Logger.Warn("on-demand file not stored", "path", r.URL.Path, "err", err)
 		return
 	}
-	a, _, err := meta.PutArtifact(ctx, s.db, content.Artifact(dg))
+	a, _, err := meta.PutArtifact(ctx, s.db, meta.ArtifactOf(dg))
 	if err == nil {
 		err = meta.SetContentArtifact(ctx, s.db, f.ContentArtifactID, a.ID)
 	}

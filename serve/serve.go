@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"pith/blob"
+	"pith/content"
 	"pith/meta"
 )
 
@@ -33,6 +34,9 @@ type Options struct {
 	// NoCache resolves every request in the database and reads every file from storage:
 	// no resolution cache, local or shared, and no small-file cache.
 	NoCache bool
+	// Types finds the content type of a distribution type, for the paths types answer
+	// themselves (content.DistributionFiles); nil: none.
+	Types func(kind string) (content.Type, bool)
 }
 
 // Server is the content app.
@@ -172,7 +176,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Path+"/", http.StatusMovedPermanently)
 		return
 	}
-	if s.repoConfig(w, r, t, d, rel) {
+	if s.generated(w, r, t, d, rel) {
 		return
 	}
 	res, err := s.resolve(ctx, t, d, rel)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -21,6 +22,7 @@ import (
 	"pith/blob/driver/s3"
 	"pith/blob/driver/sqlblob"
 	"pith/config"
+	"pith/content"
 	"pith/content/file"
 	"pith/content/rpm"
 	"pith/meta"
@@ -122,18 +124,49 @@ type node struct {
 	db      *meta.DB
 	store   *blob.Store
 	queue   *task.Queue
-	api     *api.Server
-	content *serve.Server
+	core    *content.Core
+	api     *api.Server   // nil without the api role
+	content *serve.Server // nil without the content role
 	log     *slog.Logger
 }
 
-func build(ctx context.Context, cfg config.Config) (*node, error) {
+// types are the content types this build serves, in the order they are registered.
+func types(ctx context.Context, core *content.Core, cfg config.Config) ([]content.Type, error) {
+	rp := rpm.New(core)
+	if cfg.MetadataSigningKey != "" {
+		signer, err := sign.Load(cfg.MetadataSigningKey)
+		if err != nil {
+			return nil, fmt.Errorf("metadata-signing-key: %w", err)
+		}
+		svc, err := meta.PutSigningService(ctx, core.DB, meta.SigningService{Name: "pith-metadata", PublicKey: signer.PublicKey(),
+			Fingerprint: signer.Fingerprint(), Script: "pith: OpenPGP key " + cfg.MetadataSigningKey})
+		if err != nil {
+			return nil, err
+		}
+		rp.SetSigner(svc.PulpID, signer)
+	}
+	return []content.Type{file.New(core), rp}, nil
+}
+
+// build makes what a process with roles r runs: the stores, the task queue with every
+// task function (a worker needs no API to run them), the API and the content app.
+func build(ctx context.Context, cfg config.Config, r roles) (*node, error) {
 	log := logger(cfg)
 	db, err := openDB(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
+	n, err := buildOn(ctx, cfg, r, db, log)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return n, nil
+}
+
+func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *slog.Logger) (*node, error) {
 	var drv blob.Driver
+	var err error
 	switch {
 	case cfg.Storage == "database":
 		drv, err = sqlblob.New(ctx, db)
@@ -146,67 +179,50 @@ func build(ctx context.Context, cfg config.Config) (*node, error) {
 		drv, err = fs.New(cfg.Storage)
 	}
 	if err != nil {
-		db.Close()
 		return nil, fmt.Errorf("storage: %w", err)
 	}
 	store, err := blob.New(drv, cfg.AllowedChecksums)
 	if err != nil {
-		db.Close()
 		return nil, fmt.Errorf("allowed-checksums: %w", err)
 	}
 	funcs := map[string]task.Func{}
 	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log, Lease: cfg.TaskLease()})
-	var shared *serve.Shared
-	if strings.HasPrefix(cfg.Cache, "redis://") {
-		if shared, err = serve.NewShared(ctx, cfg.Cache, log); err != nil {
-			db.Close()
-			return nil, err
-		}
-	}
-	content := serve.New(db, store, serve.Options{GracePeriod: cfg.GracePeriod(), Logger: log, ContentOrigin: cfg.ContentOrigin, CacheSize: config.Profile(cfg.Tuning).CacheSize,
-		RedirectToStorage: cfg.RedirectToObjectStorage, Shared: shared, NoCache: cfg.Cache == "off"})
-	inv := &invalidator{db: db, local: content}
-	ft := file.New(db, store, inv.Invalidate)
-	a, err := api.New(api.Config{
-		DB: db, Store: store, Queue: q, Content: inv, ContentOrigin: cfg.ContentOrigin, Logger: log,
-		OrphanProtection: cfg.OrphanProtection(), GracePeriod: cfg.GracePeriod(),
-		UploadProtection:      time.Duration(cfg.UploadProtectionMinutes) * time.Minute,
-		TaskProtection:        time.Duration(cfg.TaskProtectionMinutes) * time.Minute,
-		OrphanCleanupInterval: time.Duration(cfg.OrphanCleanupIntervalMinutes) * time.Minute,
-		AfterVersion:          ft.AfterVersion, Refetch: ft.Refetch, FetchURL: ft.FetchURL,
-	})
-	if err == nil && shared != nil {
-		a.SetCacheStatus(shared.Connected)
-	}
+	n := &node{db: db, store: store, queue: q, log: log}
+	inv := &invalidator{db: db}
+	core := content.NewCore(content.Config{DB: db, Store: store, Queue: q, Log: log, Invalidate: inv.Invalidate})
+	ts, err := types(ctx, core, cfg)
 	if err != nil {
-		db.Close()
 		return nil, err
 	}
-	for name, fn := range a.TaskFuncs() {
-		funcs[name] = fn
+	if err := core.Register(ts...); err != nil {
+		return nil, err
 	}
-	for name, fn := range ft.TaskFuncs() {
-		funcs[name] = fn
-	}
-	rp := rpm.New(db, store, inv.Invalidate)
-	if cfg.MetadataSigningKey != "" {
-		signer, err := sign.Load(cfg.MetadataSigningKey)
-		if err != nil {
-			db.Close()
-			return nil, fmt.Errorf("metadata-signing-key: %w", err)
-		}
-		svc, err := meta.PutSigningService(ctx, db, meta.SigningService{Name: "pith-metadata", PublicKey: signer.PublicKey(),
-			Fingerprint: signer.Fingerprint(), Script: "pith: OpenPGP key " + cfg.MetadataSigningKey})
-		if err != nil {
-			db.Close()
+	n.core = core
+	maps.Copy(funcs, core.Tasks())
+	maps.Copy(funcs, api.Tasks(core, cfg.GracePeriod()))
+	// The shared cache: content processes keep resolutions in it, and status reports it.
+	var shared *serve.Shared
+	if (r.content || r.api) && strings.HasPrefix(cfg.Cache, "redis://") {
+		if shared, err = serve.NewShared(ctx, cfg.Cache, log); err != nil {
 			return nil, err
 		}
-		rp.SetSigner(svc.PulpID, signer)
 	}
-	for name, fn := range rp.TaskFuncs() {
-		funcs[name] = fn
+	if r.content {
+		n.content = serve.New(db, store, serve.Options{GracePeriod: cfg.GracePeriod(), Logger: log, ContentOrigin: cfg.ContentOrigin,
+			CacheSize: config.Profile(cfg.Tuning).CacheSize, RedirectToStorage: cfg.RedirectToObjectStorage, Shared: shared,
+			NoCache: cfg.Cache == "off", Types: core.TypeOf})
+		inv.local = n.content
 	}
-	return &node{db: db, store: store, queue: q, api: a, content: content, log: log}, nil
+	if r.api {
+		if n.api, err = api.New(api.Config{Core: core, ContentOrigin: cfg.ContentOrigin, Logger: log,
+			OrphanProtection: cfg.OrphanProtection(), GracePeriod: cfg.GracePeriod()}); err != nil {
+			return nil, err
+		}
+		if shared != nil {
+			n.api.SetCacheStatus(shared.Connected)
+		}
+	}
+	return n, nil
 }
 
 // contentChannel carries "what is served changed" between processes over PostgreSQL.
@@ -216,13 +232,14 @@ const contentChannel = "pith_content"
 // processes, that what they serve may have changed.
 type invalidator struct {
 	db    *meta.DB
-	local *serve.Server
+	local *serve.Server // nil without the content role
 }
 
 func (i *invalidator) Invalidate() {
-	ctx := context.Background()
-	i.local.Invalidate()
-	i.db.Notify(ctx, contentChannel, "")
+	if i.local != nil {
+		i.local.Invalidate()
+	}
+	i.db.Notify(context.Background(), contentChannel, "")
 }
 
 // Roles a process can run.
@@ -233,6 +250,14 @@ func (n *node) handler(r roles) http.Handler {
 	mux := http.NewServeMux()
 	if r.api {
 		mux.Handle("/pulp/api/v3/", n.api)
+		// The protocols of the content types that speak one of their own (content.Router).
+		for _, t := range n.core.Types() {
+			if rt, ok := t.(content.Router); ok {
+				for _, route := range rt.Routes() {
+					mux.Handle(route.Pattern, route.Handler)
+				}
+			}
+		}
 	}
 	if r.content {
 		mux.Handle("/pulp/content/", n.content)
@@ -256,7 +281,10 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 		return err
 	}
 	if r.worker {
-		if err := n.api.SetSchedules(ctx); err != nil {
+		if err := n.core.SetSchedules(ctx, content.Schedules{OrphanProtection: cfg.OrphanProtection(),
+			OrphanCleanupInterval: time.Duration(cfg.OrphanCleanupIntervalMinutes) * time.Minute,
+			TaskProtection:        time.Duration(cfg.TaskProtectionMinutes) * time.Minute,
+			UploadProtection:      time.Duration(cfg.UploadProtectionMinutes) * time.Minute}); err != nil {
 			return err
 		}
 		if err := n.queue.Start(ctx); err != nil {
@@ -333,7 +361,7 @@ func runRoles(ctx context.Context, name string, cfg config.Config, r roles) erro
 		return fmt.Errorf("%s: the %s role runs as a separate process only over PostgreSQL (--database postgres://…); "+
 			"with the embedded SQLite database (%s) one process owns it: run `pith serve`", name, name, cfg.Database)
 	}
-	n, err := build(ctx, cfg)
+	n, err := build(ctx, cfg, r)
 	if err != nil {
 		return err
 	}

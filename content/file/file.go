@@ -3,33 +3,25 @@ package file
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
-	"pith/blob"
 	"pith/content"
-	"pith/content/download"
 	"pith/meta"
 	"pith/task"
 )
 
-// Type is the content type "file.file".
+// Type is the file type's repository, remote, publication, distribution and unit type.
 const Type = "file.file"
 
-// Plugin runs the file type's tasks.
+// Plugin is the file content type.
 type Plugin struct {
-	db         *meta.DB
-	store      *blob.Store
-	invalidate func()
+	core *content.Core
 }
 
-// New returns the file plugin over a store; invalidate is called when what the content
-// app serves may have changed.
-func New(db *meta.DB, store *blob.Store, invalidate func()) *Plugin {
-	if invalidate == nil {
-		invalidate = func() {}
-	}
-	return &Plugin{db: db, store: store, invalidate: invalidate}
-}
+// New returns the file type over a core.
+func New(core *content.Core) *Plugin { return &Plugin{core: core} }
+
+// Name is the plugin's label.
+func (*Plugin) Name() string { return "file" }
 
 // Task names, as Pulp names them (clients filter task lists by name).
 const (
@@ -37,8 +29,8 @@ const (
 	PublishTask = "pulp_file.app.tasks.publishing.publish"
 )
 
-// TaskFuncs are the plugin's task functions by name.
-func (p *Plugin) TaskFuncs() map[string]task.Func {
+// Tasks are the type's task functions by name.
+func (p *Plugin) Tasks() map[string]task.Func {
 	return map[string]task.Func{SyncTask: p.runSync, PublishTask: p.runPublish}
 }
 
@@ -72,50 +64,17 @@ type syncState struct {
 	Version        int64  `json:"version"`
 }
 
-// FetchURL downloads a URL into an artifact (content create with file_url).
-func (p *Plugin) FetchURL(ctx context.Context, url string) (meta.Artifact, error) {
-	d, err := download.New(download.Config{URL: url, TLSValidation: true})
-	if err != nil {
-		return meta.Artifact{}, err
-	}
-	dg, err := content.FetchBlob(ctx, p.store, d, url, download.Expect{Size: -1})
-	if err != nil {
-		return meta.Artifact{}, err
-	}
-	a, _, err := meta.PutArtifact(ctx, p.db, content.Artifact(dg))
-	return a, err
-}
-
-// Refetch stores a missing or corrupt file again from its first working remote source.
-func (p *Plugin) Refetch(ctx context.Context, f meta.FileRef) error {
-	return content.Refetch(ctx, p.db, p.store, f)
-}
-
-// AfterVersion applies autopublish and retention to a repository's new version.
-func (p *Plugin) AfterVersion(ctx context.Context, r *task.Run, repo meta.Repository, v meta.Version) error {
-	if repo.Type != Type {
-		return nil
-	}
+// manifestOf is the manifest name a repository publishes ("" for none).
+func manifestOf(repo meta.Repository) string {
 	var attrs repoAttrs
 	json.Unmarshal(repo.Attrs, &attrs)
-	if attrs.Autopublish {
-		manifest := "PULP_MANIFEST"
-		if attrs.Manifest != nil {
-			manifest = *attrs.Manifest
-		}
-		pub, err := p.publish(ctx, r, repo, v.Number, manifest)
-		if err != nil {
-			return fmt.Errorf("autopublish: %w", err)
-		}
-		r.Created(publicationHref(pub.PulpID))
+	if attrs.Manifest != nil {
+		return *attrs.Manifest
 	}
-	if repo.RetainVersions != nil {
-		if err := content.Retain(ctx, p.db, repo, *repo.RetainVersions); err != nil {
-			return fmt.Errorf("retain_repo_versions: %w", err)
-		}
-		p.invalidate()
-	}
-	return nil
+	return "PULP_MANIFEST"
 }
 
-func publicationHref(id string) string { return "/pulp/api/v3/publications/file/file/" + id + "/" }
+// Autopublish publishes a repository's new version with the repository's manifest.
+func (p *Plugin) Autopublish(ctx context.Context, r *task.Run, repo meta.Repository, v meta.Version) (meta.Publication, error) {
+	return p.publish(ctx, r, repo, v.Number, manifestOf(repo))
+}

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"sort"
 
+	"pith/api/href"
 	"pith/blob"
-	"pith/content"
 	"pith/meta"
 	"pith/task"
 )
@@ -18,7 +18,7 @@ func (p *Plugin) runPublish(ctx context.Context, r *task.Run) error {
 	if err := r.Args(&a); err != nil {
 		return err
 	}
-	repo, err := meta.RepositoryByPulpID(ctx, p.db, a.Repository)
+	repo, err := meta.RepositoryByPulpID(ctx, p.core.DB, a.Repository)
 	if err != nil {
 		return err
 	}
@@ -26,7 +26,7 @@ func (p *Plugin) runPublish(ctx context.Context, r *task.Run) error {
 	if err != nil {
 		return err
 	}
-	r.Created(publicationHref(pub.PulpID))
+	r.Created(href.Publication(pub.Type, pub.PulpID))
 	return nil
 }
 
@@ -40,14 +40,14 @@ type publishedUnit struct {
 // publish makes a publication of version n: every unit file at its relative path, plus
 // the generated manifest (when manifest is not empty).
 func (p *Plugin) publish(ctx context.Context, r *task.Run, repo meta.Repository, n int64, manifest string) (meta.Publication, error) {
-	if _, err := meta.VersionByNumber(ctx, p.db, repo.ID, n); err != nil {
+	if _, err := meta.VersionByNumber(ctx, p.core.DB, repo.ID, n); err != nil {
 		return meta.Publication{}, err
 	}
-	rows, err := p.db.Query(ctx, `SELECT ca.id, ca.relative_path, c.digest,
+	rows, err := p.core.DB.Query(ctx, `SELECT ca.id, ca.relative_path, c.digest,
 		COALESCE((SELECT a.size FROM artifacts a WHERE a.id = ca.artifact_id), (SELECT max(ra.size) FROM remote_artifacts ra WHERE ra.content_artifact_id = ca.id), 0)
 		FROM content_artifacts ca JOIN contents c ON c.id = ca.content_id
 		WHERE c.type = ? AND EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = c.id AND rc.repository_id = ?
-		AND rc.version_added <= ? AND (rc.version_removed IS NULL OR rc.version_removed > ?))
+		AND `+meta.InVersion("rc", "?")+`)
 		ORDER BY ca.relative_path`, Type, repo.ID, n, n)
 	if err != nil {
 		return meta.Publication{}, fmt.Errorf("list units of version %d: %w", n, err)
@@ -81,11 +81,11 @@ func (p *Plugin) publish(ctx context.Context, r *task.Run, repo meta.Repository,
 		if err := WriteManifest(&buf, entries); err != nil {
 			return meta.Publication{}, err
 		}
-		dg, err := p.store.Put(ctx, &buf, blob.Expect{Size: -1})
+		dg, err := p.core.Store.Put(ctx, &buf, blob.Expect{Size: -1})
 		if err != nil {
 			return meta.Publication{}, fmt.Errorf("store manifest: %w", err)
 		}
-		art, _, err := meta.PutArtifact(ctx, p.db, content.Artifact(dg))
+		art, _, err := meta.PutArtifact(ctx, p.core.DB, meta.ArtifactOf(dg))
 		if err != nil {
 			return meta.Publication{}, err
 		}
@@ -99,7 +99,7 @@ func (p *Plugin) publish(ctx context.Context, r *task.Run, repo meta.Repository,
 	}
 	attrs, _ := json.Marshal(map[string]*string{"manifest": m})
 	var pub meta.Publication
-	err = p.db.Tx(ctx, func(tx *meta.Tx) error {
+	err = p.core.DB.Tx(ctx, func(tx *meta.Tx) error {
 		var err error
 		pub, err = meta.CreatePublication(ctx, tx, meta.Publication{Type: Type, RepositoryID: repo.ID, VersionNumber: n, Attrs: attrs}, files)
 		return err
@@ -107,6 +107,6 @@ func (p *Plugin) publish(ctx context.Context, r *task.Run, repo meta.Repository,
 	if err != nil {
 		return pub, err
 	}
-	p.invalidate()
+	p.core.Invalidate()
 	return pub, nil
 }

@@ -27,11 +27,11 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 	if err := r.Args(&a); err != nil {
 		return err
 	}
-	repo, err := meta.RepositoryByPulpID(ctx, p.db, a.Repository)
+	repo, err := meta.RepositoryByPulpID(ctx, p.core.DB, a.Repository)
 	if err != nil {
 		return err
 	}
-	remote, err := meta.RemoteByPulpID(ctx, p.db, a.Remote)
+	remote, err := meta.RemoteByPulpID(ctx, p.core.DB, a.Remote)
 	if err != nil {
 		return err
 	}
@@ -71,8 +71,8 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 
 	// 3. Files: reuse stored artifacts; download the rest when the policy is immediate.
 	for _, e := range entries {
-		if art, err := meta.ArtifactBySHA256(ctx, p.db, e.Digest); err == nil {
-			if _, serr := p.store.Stat(ctx, e.Digest); serr == nil {
+		if art, err := meta.ArtifactBySHA256(ctx, p.core.DB, e.Digest); err == nil {
+			if _, serr := p.core.Store.Stat(ctx, e.Digest); serr == nil {
 				e.artifact = &art
 			}
 		} else if !errors.Is(err, meta.ErrNotFound) {
@@ -89,7 +89,7 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 	pa := r.Progress("associating.content", "Associating Content", int64(len(entries)))
 	var v meta.Version
 	var created bool
-	err = p.db.Tx(ctx, func(tx *meta.Tx) error {
+	err = p.core.DB.Tx(ctx, func(tx *meta.Tx) error {
 		ids := make([]int64, 0, len(entries))
 		for _, e := range entries {
 			f := meta.ContentFile{RelativePath: e.RelativePath, RemoteID: &remote.ID, URL: e.url, SHA256: e.Digest}
@@ -124,16 +124,15 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 	}
 	pa.Add(int64(len(entries)))
 	pa.Finish(nil)
-	if created {
-		r.Created(fmt.Sprintf("/pulp/api/v3/repositories/file/file/%s/versions/%d/", repo.PulpID, v.Number))
-		p.invalidate()
-		repo, err = meta.RepositoryByID(ctx, p.db, repo.ID)
-		if err != nil {
-			return err
-		}
-		return p.AfterVersion(ctx, r, repo, v)
+	if !created {
+		return nil
 	}
-	return nil
+	p.core.Invalidate()
+	repo, err = meta.RepositoryByID(ctx, p.core.DB, repo.ID)
+	if err != nil {
+		return err
+	}
+	return p.core.VersionMade(ctx, r, repo, v)
 }
 
 // fetchManifest downloads the manifest into an unnamed temporary file, returning it
@@ -158,11 +157,11 @@ func (p *Plugin) downloadAll(ctx context.Context, r *task.Run, d *download.Downl
 	pd := r.Progress("sync.downloading.artifacts", "Downloading Artifacts", int64(len(todo)))
 	err := content.Parallel(ctx, d.Concurrency(), slices.Values(todo), func(e *entryResult) string { return e.RelativePath },
 		func(ctx context.Context, e *entryResult) error {
-			dg, err := content.FetchBlob(ctx, p.store, d, e.url, download.Expect{Size: e.Size, SHA256: e.Digest})
+			dg, err := content.FetchBlob(ctx, p.core.Store, d, e.url, download.Expect{Size: e.Size, SHA256: e.Digest})
 			if err != nil {
 				return err
 			}
-			art := content.Artifact(dg)
+			art := meta.ArtifactOf(dg)
 			e.artifact = &art
 			pd.Add(1)
 			return nil

@@ -81,7 +81,7 @@ func (s *syncRun) store(ctx context.Context, f io.ReadSeeker, name string) (meta
 	if err != nil {
 		return meta.Artifact{}, fmt.Errorf("store %s: %w", name, err)
 	}
-	art, _, err := meta.PutArtifact(ctx, s.p.db, content.Artifact(dg))
+	art, _, err := meta.PutArtifact(ctx, s.p.db, meta.ArtifactOf(dg))
 	return art, err
 }
 

@@ -42,7 +42,7 @@ func (p *Plugin) runPrune(ctx context.Context, r *task.Run) error {
 	rows, err := p.db.Query(ctx, `SELECT c.id, c.attrs, v.created FROM contents c
 		JOIN repository_content rc ON rc.content_id = c.id AND rc.repository_id = ?
 		JOIN repository_versions v ON v.repository_id = rc.repository_id AND v.number = rc.version_added
-		WHERE c.type = ? AND rc.version_added <= ? AND (rc.version_removed IS NULL OR rc.version_removed > ?)`,
+		WHERE c.type = ? AND `+meta.InVersion("rc", "?"),
 		repo.ID, PackageType, n, n)
 	if err != nil {
 		return err
@@ -97,9 +97,9 @@ func (p *Plugin) runPrune(ctx context.Context, r *task.Run) error {
 	}
 	prog.Add(int64(len(prune)))
 	prog.Finish(nil)
-	if created {
-		r.Created(fmt.Sprintf("/pulp/api/v3/repositories/rpm/rpm/%s/versions/%d/", repo.PulpID, v.Number))
-		p.invalidate()
+	if !created {
+		return nil
 	}
-	return nil
+	p.core.Invalidate()
+	return p.core.VersionMade(ctx, r, repo, v)
 }

@@ -14,8 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"pith/api/href"
 	"pith/blob"
-	"pith/content"
 	"pith/content/rpm/comps"
 	"pith/content/rpm/modulemd"
 	"pith/content/rpm/repodata"
@@ -56,13 +56,13 @@ func (p *Plugin) runPublish(ctx context.Context, r *task.Run) error {
 	if err != nil {
 		return err
 	}
-	r.Created("/pulp/api/v3/publications/rpm/rpm/" + pub.PulpID + "/")
+	r.Created(href.Publication(pub.Type, pub.PulpID))
 	return nil
 }
 
 // inVersion is the SQL condition that unit c is in version ? of repository ?.
-const inVersion = `EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = c.id AND rc.repository_id = ?
-	AND rc.version_added <= ? AND (rc.version_removed IS NULL OR rc.version_removed > ?))`
+var inVersion = `EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = c.id AND rc.repository_id = ?
+	AND ` + meta.InVersion("rc", "?") + `)`
 
 // packagePath is where a publication serves a package.
 func packagePath(layout, location string) string {
@@ -119,7 +119,7 @@ func (p *Plugin) Publish(ctx context.Context, r *task.Run, repo meta.Repository,
 	if err != nil {
 		return pub, err
 	}
-	p.invalidate()
+	p.core.Invalidate()
 	return pub, nil
 }
 
@@ -186,7 +186,7 @@ func (w *pubWriter) put(r io.Reader) (meta.Artifact, error) {
 	if err != nil {
 		return meta.Artifact{}, err
 	}
-	a, _, err := meta.PutArtifact(w.ctx, w.p.db, content.Artifact(dg))
+	a, _, err := meta.PutArtifact(w.ctx, w.p.db, meta.ArtifactOf(dg))
 	return a, err
 }
 
@@ -240,7 +240,7 @@ func (w *pubWriter) metadataFile(typ, name string, compress bool, write func(io.
 	if err != nil {
 		return rec, file, err
 	}
-	art, _, err := meta.PutArtifact(w.ctx, w.p.db, content.Artifact(dg))
+	art, _, err := meta.PutArtifact(w.ctx, w.p.db, meta.ArtifactOf(dg))
 	if err != nil {
 		return rec, file, err
 	}

@@ -48,7 +48,7 @@ func TestPublishRoundTrip(t *testing.T) {
 				PublicationID: &pubs[0].ID, Attrs: []byte(`{"generate_repo_config": true}`)}); err != nil {
 				t.Fatal(err)
 			}
-			content := httptest.NewServer(serve.New(e.db, e.store, serve.Options{}))
+			content := httptest.NewServer(serve.New(e.db, e.store, serve.Options{Types: e.core.TypeOf}))
 			defer content.Close()
 			// config.repo, only where generate_repo_config asks for it.
 			resp, err := http.Get(content.URL + "/pulp/content/zoo-cfg/config.repo")

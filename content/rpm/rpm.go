@@ -2,6 +2,7 @@ package rpm
 
 import (
 	"pith/blob"
+	"pith/content"
 	"pith/meta"
 	"pith/sign"
 	"pith/task"
@@ -27,31 +28,30 @@ const (
 	PublishTask = "pulp_rpm.app.tasks.publishing.publish"
 )
 
-// Plugin runs the rpm type's tasks.
+// Plugin is the rpm content type.
 type Plugin struct {
-	db         *meta.DB
-	store      *blob.Store
-	invalidate func()
-	signer     *sign.Signer // signs metadata for the signing service signerID; nil: none
-	signerID   string
+	core     *content.Core
+	db       *meta.DB     // core.DB
+	store    *blob.Store  // core.Store
+	signer   *sign.Signer // signs metadata for the signing service signerID; nil: none
+	signerID string
 }
 
 // SetSigner gives the plugin the key of a signing service (its pulp ID), so that
 // publications of repositories that name the service are signed.
 func (p *Plugin) SetSigner(serviceID string, s *sign.Signer) { p.signerID, p.signer = serviceID, s }
 
-// New returns the rpm plugin over a store; invalidate is called when what the content
-// app serves may have changed.
-func New(db *meta.DB, store *blob.Store, invalidate func()) *Plugin {
-	if invalidate == nil {
-		invalidate = func() {}
-	}
-	return &Plugin{db: db, store: store, invalidate: invalidate}
+// New returns the rpm type over a core.
+func New(core *content.Core) *Plugin {
+	return &Plugin{core: core, db: core.DB, store: core.Store}
 }
 
-// TaskFuncs are the plugin's task functions by name.
-func (p *Plugin) TaskFuncs() map[string]task.Func {
-	return map[string]task.Func{SyncTask: p.runSync, PublishTask: p.runPublish, PruneTask: p.runPrune}
+// Name is the plugin's label.
+func (*Plugin) Name() string { return "rpm" }
+
+// Tasks are the type's task functions by name.
+func (p *Plugin) Tasks() map[string]task.Func {
+	return map[string]task.Func{SyncTask: p.runSync, PublishTask: p.runPublish, PruneTask: p.runPrune, CopyTask: p.runCopy, CompsTask: p.runComps}
 }
 
 // Sync policies (sync_policy).

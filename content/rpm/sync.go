@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"pith/api/href"
 	"pith/blob"
 	"pith/content"
 	"pith/content/download"
@@ -96,16 +97,23 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 		return err
 	}
 	if created {
-		r.Created(fmt.Sprintf("/pulp/api/v3/repositories/rpm/rpm/%s/versions/%d/", repo.PulpID, v.Number))
-		p.invalidate()
+		p.core.Invalidate()
+		if repo, err = meta.RepositoryByID(ctx, p.db, repo.ID); err != nil {
+			return err
+		}
+		if err := p.core.VersionMade(ctx, r, repo, *v); err != nil {
+			return err
+		}
 	}
 	if s.mirror != nil {
+		// After VersionMade: an autopublished publication must not be newer than the
+		// mirror, which distributions of the repository serve.
 		pub, err := p.mirrorPublication(ctx, repo, v.Number, s.mirror)
 		if err != nil {
 			return fmt.Errorf("publish the mirror of repository %q: %w", repo.Name, err)
 		}
-		r.Created("/pulp/api/v3/publications/rpm/rpm/" + pub.PulpID + "/")
-		p.invalidate()
+		r.Created(href.Publication(pub.Type, pub.PulpID))
+		p.core.Invalidate()
 	}
 	return nil
 }
@@ -646,7 +654,7 @@ func (s *syncRun) record(ctx context.Context, in <-chan fetchedPkg, pd *task.Pro
 		}
 		failed = s.p.db.Tx(ctx, func(tx *meta.Tx) error {
 			for _, p := range batch {
-				art, _, err := meta.PutArtifact(ctx, tx, content.Artifact(p.dg))
+				art, _, err := meta.PutArtifact(ctx, tx, meta.ArtifactOf(p.dg))
 				if err != nil {
 					return err
 				}

@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"pith/blob"
-	"pith/blob/driver/fs"
+	"pith/content"
+	"pith/content/contenttest"
 	"pith/content/rpm"
 	"pith/meta"
 	"pith/task"
@@ -30,34 +31,15 @@ type env struct {
 	store *blob.Store
 	q     *task.Queue
 	srv   *httptest.Server
+	core  *content.Core
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	dir := t.TempDir()
-	db, err := meta.Open(ctx, filepath.Join(dir, "pith.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	t.Cleanup(cancel)
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	drv, err := fs.New(filepath.Join(dir, "blobs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, _ := blob.New(drv, nil)
-	p := rpm.New(db, store, nil)
-	q := task.New(db, p.TaskFuncs(), task.Options{Workers: 1, Poll: 20 * time.Millisecond})
-	if err := q.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ce := contenttest.New(t, contenttest.Type(rpm.New))
 	srv := httptest.NewServer(http.FileServer(http.Dir(data)))
 	t.Cleanup(srv.Close)
-	return &env{t: t, db: db, store: store, q: q, srv: srv}
+	return &env{t: t, db: ce.DB, store: ce.Store, q: ce.Core.Env().Queue, srv: srv, core: ce.Core}
 }
 
 func (e *env) repo(name string) meta.Repository {

@@ -134,7 +134,7 @@ func (s *syncRun) tree(ctx context.Context) (*syncedTree, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s: %w", name, ref, err)
 			}
-			art, _, err := meta.PutArtifact(ctx, s.p.db, content.Artifact(dg))
+			art, _, err := meta.PutArtifact(ctx, s.p.db, meta.ArtifactOf(dg))
 			if err != nil {
 				return nil, err
 			}

@@ -125,7 +125,7 @@ func newVersionsChunk(ctx context.Context, tx *Tx, repos []int64, ch Change) ([]
 			return nil, err
 		}
 		v := Version{PulpID: NewID(), RepositoryID: id, RepoPulpID: r.pulpID, RepoType: r.typ, Number: r.next, Summary: s, Created: now, Updated: now}
-		if err := tx.QueryRow(ctx, `INSERT INTO repository_versions (pulp_id, repository_id, number, base_version, summary, created, updated) VALUES (?, ?, ?, NULL, ?, ?, ?) RETURNING id`,
+		if err := tx.QueryRow(ctx, `INSERT INTO repository_versions (pulp_id, repository_id, number, summary, created, updated) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
 			v.PulpID, id, v.Number, string(b), now, now).Scan(&v.ID); err != nil {
 			return nil, fmt.Errorf("insert version %d of repository %d: %w", v.Number, id, err)
 		}

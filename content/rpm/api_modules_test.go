@@ -1,4 +1,4 @@
-package api_test
+package rpm_test
 
 import (
 	"bytes"
@@ -9,12 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"pith/content/contenttest"
 	"pith/content/rpm"
 	"pith/content/rpm/modulemd"
 	"pith/meta"
 )
 
-const zooModules = sharedData + "yum-katello/zoo/modules.yaml"
+const zooModules = data + "/yum-katello/zoo/modules.yaml"
 
 // zooDocument cuts the document of zoo's modules.yaml that starts with a "---" line
 // followed by "document: <typ>" and contains every one of has, markers included.
@@ -99,31 +100,31 @@ func with(m map[string]any, kv ...any) map[string]any {
 }
 
 // uploadPackage stores an rpm of zoo synchronously and returns its href.
-func (e *env) uploadPackage(name string) string {
-	e.t.Helper()
-	b, err := os.ReadFile(sharedData + "yum-katello/zoo/" + name)
+func uploadPackage(e *contenttest.Env, name string) string {
+	e.T.Helper()
+	b, err := os.ReadFile(data + "/yum-katello/zoo/" + name)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
-	ct, body := multipartBody(nil, "file", name, b)
-	code, m, _ := e.do("POST", "/pulp/api/v3/content/rpm/packages/upload/", ct, body)
+	ct, body := contenttest.Multipart(nil, "file", name, b)
+	code, m, _ := e.Do("POST", "/pulp/api/v3/content/rpm/packages/upload/", ct, body)
 	if code != 201 {
-		e.t.Fatalf("upload %s: %d %v", name, code, m)
+		e.T.Fatalf("upload %s: %d %v", name, code, m)
 	}
 	return m["pulp_href"].(string)
 }
 
 // createModule posts a create body and waits for its task; it returns the created
 // resources.
-func (e *env) createModule(seg string, body map[string]any) []any {
-	e.t.Helper()
-	code, m := e.json("POST", "/pulp/api/v3/content/rpm/"+seg+"/", body)
+func createModule(e *contenttest.Env, seg string, body map[string]any) []any {
+	e.T.Helper()
+	code, m := e.JSON("POST", "/pulp/api/v3/content/rpm/"+seg+"/", body)
 	if code != 202 {
-		e.t.Fatalf("create %s: %d %v", seg, code, m)
+		e.T.Fatalf("create %s: %d %v", seg, code, m)
 	}
-	tk := e.wait(m["task"].(string))
+	tk := e.Wait(m["task"].(string))
 	if tk["state"] != "completed" {
-		e.t.Fatalf("create %s: task %v", seg, tk)
+		e.T.Fatalf("create %s: task %v", seg, tk)
 	}
 	return tk["created_resources"].([]any)
 }
@@ -132,22 +133,22 @@ func (e *env) createModule(seg string, body map[string]any) []any {
 // modules.yaml (an obsolete from its own), added to a repository, rendered with the
 // snippet's fields, and stored as sync stores it; creating the modulemd again finds it.
 func TestRpmModuleCreate(t *testing.T) {
-	e := newEnv(t)
-	code, repo := e.json("POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": "r"})
+	e := apiEnv(t)
+	code, repo := e.JSON("POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": "r"})
 	if code != 201 {
 		t.Fatalf("repository: %d %v", code, repo)
 	}
 	repoHref := repo["pulp_href"].(string)
-	pkg := e.uploadPackage("kangaroo-0.3-1.noarch.rpm")
+	pkg := uploadPackage(e, "kangaroo-0.3-1.noarch.rpm")
 	mod, def, obs := moduleBodies(t)
 	mod = with(mod, "repository", repoHref, "packages", []string{pkg}, "pulp_labels", map[string]string{"k": "v"})
 
-	created := e.createModule("modulemds", mod)
+	created := createModule(e, "modulemds", mod)
 	if len(created) != 2 || !strings.Contains(created[0].(string), "/content/rpm/modulemds/") || !strings.Contains(created[1].(string), "/versions/1/") {
 		t.Fatalf("created: %v", created)
 	}
 	modHref := created[0].(string)
-	code, m, _ := e.do("GET", modHref, "", nil)
+	code, m, _ := e.Do("GET", modHref, "", nil)
 	if code != 200 || m["name"] != "kangaroo" || m["stream"] != "0" || m["version"] != "20180730223407" || m["context"] != "deadbeef" ||
 		m["arch"] != "noarch" || m["description"] != "A module for the kangaroo 0.3 package" ||
 		toJSON(m["artifacts"]) != `["kangaroo-0:0.3-1.noarch"]` || toJSON(m["profiles"]) != `{"default":["kangaroo"]}` ||
@@ -155,27 +156,27 @@ func TestRpmModuleCreate(t *testing.T) {
 		t.Errorf("modulemd: %d %v", code, m)
 	}
 
-	created = e.createModule("modulemd_defaults", with(def, "repository", repoHref))
+	created = createModule(e, "modulemd_defaults", with(def, "repository", repoHref))
 	if len(created) != 2 || !strings.Contains(created[0].(string), "/content/rpm/modulemd_defaults/") {
 		t.Fatalf("created: %v", created)
 	}
 	defHref := created[0].(string)
-	if code, m, _ := e.do("GET", defHref, "", nil); code != 200 || m["module"] != "duck" || m["stream"] != "0" || toJSON(m["profiles"]) != `{"0":["default"]}` {
+	if code, m, _ := e.Do("GET", defHref, "", nil); code != 200 || m["module"] != "duck" || m["stream"] != "0" || toJSON(m["profiles"]) != `{"0":["default"]}` {
 		t.Errorf("defaults: %d %v", code, m)
 	}
 
-	created = e.createModule("modulemd_obsoletes", with(obs, "repository", repoHref))
+	created = createModule(e, "modulemd_obsoletes", with(obs, "repository", repoHref))
 	if len(created) != 2 || !strings.Contains(created[0].(string), "/content/rpm/modulemd_obsoletes/") {
 		t.Fatalf("created: %v", created)
 	}
 	obsHref := created[0].(string)
-	if code, m, _ := e.do("GET", obsHref, "", nil); code != 200 || m["module_name"] != "kangaroo" || m["module_stream"] != "0" ||
+	if code, m, _ := e.Do("GET", obsHref, "", nil); code != 200 || m["module_name"] != "kangaroo" || m["module_stream"] != "0" ||
 		m["override_previous"] != "False" || m["eol_date"] != "2021-06-01T00:00Z" || m["obsoleted_by_module_stream"] != "1" {
 		t.Errorf("obsolete: %d %v", code, m)
 	}
 
 	want := map[string]float64{"rpm.modulemd": 1, "rpm.modulemd_defaults": 1, "rpm.modulemd_obsolete": 1}
-	if got := e.versionPresent(repoHref); toJSON(got) != toJSON(want) {
+	if got := versionPresent(e, repoHref); toJSON(got) != toJSON(want) {
 		t.Errorf("version: %v, want %v", got, want)
 	}
 
@@ -204,7 +205,7 @@ func TestRpmModuleCreate(t *testing.T) {
 	}
 	for i, href := range []string{modHref, defHref} {
 		parts := strings.Split(strings.TrimSuffix(href, "/"), "/")
-		c, err := meta.ContentByPulpID(context.Background(), e.db, parts[len(parts)-1])
+		c, err := meta.ContentByPulpID(context.Background(), e.DB, parts[len(parts)-1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,7 +220,7 @@ func TestRpmModuleCreate(t *testing.T) {
 
 	// The same modulemd again (without repository or packages, its version as a JSON
 	// number) finds the unit.
-	again := e.createModule("modulemds", with(mod, "repository", nil, "packages", nil, "pulp_labels", nil, "version", 20180730223407))
+	again := createModule(e, "modulemds", with(mod, "repository", nil, "packages", nil, "pulp_labels", nil, "version", 20180730223407))
 	if len(again) != 1 || again[0] != modHref {
 		t.Errorf("created again: %v, want [%s]", again, modHref)
 	}
@@ -227,25 +228,25 @@ func TestRpmModuleCreate(t *testing.T) {
 	// A form body (as the pulp CLI sends): JSON fields as JSON text.
 	form := url.Values{"module": {"kangaroo"}, "stream": {"0"}, "profiles": {`{"0": ["default"]}`},
 		"snippet": {zooDocument(t, "modulemd-defaults", "module: kangaroo")}, "repository": {repoHref}}
-	code, m, _ = e.do("POST", "/pulp/api/v3/content/rpm/modulemd_defaults/", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+	code, m, _ = e.Do("POST", "/pulp/api/v3/content/rpm/modulemd_defaults/", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
 	if code != 202 {
 		t.Fatalf("form create: %d %v", code, m)
 	}
-	if tk := e.wait(m["task"].(string)); tk["state"] != "completed" || len(tk["created_resources"].([]any)) != 2 {
+	if tk := e.Wait(m["task"].(string)); tk["state"] != "completed" || len(tk["created_resources"].([]any)) != 2 {
 		t.Fatalf("form create: %v", tk)
 	}
-	if got := e.versionPresent(repoHref)["rpm.modulemd_defaults"]; got != 2 {
+	if got := versionPresent(e, repoHref)["rpm.modulemd_defaults"]; got != 2 {
 		t.Errorf("after the form create: %v defaults, want 2", got)
 	}
 }
 
 // Bad modular create bodies are a 400 naming the field, and queue nothing.
 func TestRpmModuleCreateBadInput(t *testing.T) {
-	e := newEnv(t)
+	e := apiEnv(t)
 	mod, def, obs := moduleBodies(t)
 	otherModule := zooDocument(t, "modulemd", "version: 20180704111719")
 	missingPkg := "/pulp/api/v3/content/rpm/packages/00000000-0000-0000-0000-000000000000/"
-	_, tasks, _ := e.do("GET", "/pulp/api/v3/tasks/", "", nil)
+	_, tasks, _ := e.Do("GET", "/pulp/api/v3/tasks/", "", nil)
 	before := tasks["count"]
 	for _, tc := range []struct {
 		name, seg string
@@ -275,7 +276,7 @@ func TestRpmModuleCreateBadInput(t *testing.T) {
 		{"missing repository", "modulemds", with(mod, "repository", "/pulp/api/v3/repositories/rpm/rpm/00000000-0000-0000-0000-000000000000/"), "repository", []string{"does not exist"}},
 		{"unknown field", "modulemd_defaults", with(def, "modul", "duck"), "modul", []string{"Unexpected field."}},
 	} {
-		code, m := e.json("POST", "/pulp/api/v3/content/rpm/"+tc.seg+"/", tc.body)
+		code, m := e.JSON("POST", "/pulp/api/v3/content/rpm/"+tc.seg+"/", tc.body)
 		msg := ""
 		if l, ok := m[tc.field].([]any); ok {
 			for _, x := range l {
@@ -292,7 +293,7 @@ func TestRpmModuleCreateBadInput(t *testing.T) {
 		}
 		t.Logf("%s: %s: %s", tc.name, tc.field, msg)
 	}
-	if _, tasks, _ := e.do("GET", "/pulp/api/v3/tasks/", "", nil); tasks["count"] != before {
+	if _, tasks, _ := e.Do("GET", "/pulp/api/v3/tasks/", "", nil); tasks["count"] != before {
 		t.Errorf("bad bodies queued tasks: %v, then %v", before, tasks["count"])
 	}
 }

@@ -1,4 +1,4 @@
-package api
+package rest
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ func applyQ(l *meta.List, expr string, filters map[string]func(*meta.List, strin
 	}
 	p.space()
 	if p.pos < len(p.src) {
-		return badField("q", "Unexpected %q at position %d.", p.src[p.pos:], p.pos)
+		return BadField("q", "Unexpected %q at position %d.", p.src[p.pos:], p.pos)
 	}
 	l.And(cond, args...)
 	return nil
@@ -101,7 +101,7 @@ func (p *qParser) term() (string, []any, error) {
 		}
 		p.space()
 		if p.pos >= len(p.src) || p.src[p.pos] != ')' {
-			return "", nil, badField("q", "Missing ')' at position %d.", p.pos)
+			return "", nil, BadField("q", "Missing ')' at position %d.", p.pos)
 		}
 		p.pos++
 		return c, a, nil
@@ -112,7 +112,7 @@ func (p *qParser) term() (string, []any, error) {
 	}
 	name := p.src[start:p.pos]
 	if name == "" || p.pos >= len(p.src) || p.src[p.pos] != '=' {
-		return "", nil, badField("q", "Expected name=\"value\" at position %d.", start)
+		return "", nil, BadField("q", "Expected name=\"value\" at position %d.", start)
 	}
 	p.pos++
 	val, err := p.value()
@@ -121,7 +121,7 @@ func (p *qParser) term() (string, []any, error) {
 	}
 	fn, ok := p.filters[name]
 	if !ok {
-		return "", nil, badField("q", "Filter %q is not available here.", name)
+		return "", nil, BadField("q", "Filter %q is not available here.", name)
 	}
 	var sub meta.List
 	if err := fn(&sub, val); err != nil {
@@ -151,7 +151,7 @@ func (p *qParser) value() (string, error) {
 				p.pos++
 			}
 		}
-		return "", badField("q", "Unterminated string.")
+		return "", BadField("q", "Unterminated string.")
 	}
 	start := p.pos
 	for p.pos < len(p.src) && !unicode.IsSpace(rune(p.src[p.pos])) && p.src[p.pos] != ')' {

@@ -7,11 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"iter"
 	"os"
-	"path"
-	"strings"
-	"sync"
 
 	"pith/blob"
 	"pith/content/download"
@@ -97,40 +93,6 @@ func FetchBlob(ctx context.Context, store *blob.Store, d *download.Downloader, u
 	return digests, nil
 }
 
-// Parallel runs fn for every item on at most n goroutines; the first failure cancels the
-// rest and is returned, named by what name says of its item. items may yield while the
-// work runs (a queue that fills as a sync stores what it parsed); it must not block once
-// ctx ends.
-func Parallel[T any](ctx context.Context, n int, items iter.Seq[T], name func(T) string, fn func(context.Context, T) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	work := make(chan T)
-	var wg sync.WaitGroup
-	for i := 0; i < max(n, 1); i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for it := range work {
-				if err := fn(ctx, it); err != nil {
-					cancel(fmt.Errorf("%s: %w", name(it), err))
-				}
-			}
-		}()
-	}
-	for it := range items {
-		select {
-		case work <- it:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	close(work)
-	wg.Wait()
-	return context.Cause(ctx)
-}
-
 // Refetch stores a missing or corrupt unit file again from its first working remote
 // source (repair).
 func Refetch(ctx context.Context, db *meta.DB, store *blob.Store, f meta.FileRef) error {
@@ -159,7 +121,7 @@ func Refetch(ctx context.Context, db *meta.DB, store *blob.Store, f meta.FileRef
 			errs = append(errs, err)
 			continue
 		}
-		a, _, err := meta.PutArtifact(ctx, db, Artifact(dg))
+		a, _, err := meta.PutArtifact(ctx, db, meta.ArtifactOf(dg))
 		if err != nil {
 			return err
 		}
@@ -169,54 +131,6 @@ func Refetch(ctx context.Context, db *meta.DB, store *blob.Store, f meta.FileRef
 		return fmt.Errorf("%s: no remote source to fetch it from", f.RelativePath)
 	}
 	return errors.Join(errs...)
-}
-
-// Retain deletes a repository's versions older than the newest keep ones (version 0
-// stays), as retain_repo_versions asks.
-func Retain(ctx context.Context, db *meta.DB, repo meta.Repository, keep int64) error {
-	vs, _, err := meta.ListVersions(ctx, db, meta.List{Where: []string{"v.repository_id = ?", "v.number > 0"}, Args: []any{repo.ID}, OrderBy: "v.number DESC"})
-	if err != nil {
-		return err
-	}
-	for i, v := range vs {
-		if int64(i) < keep {
-			continue
-		}
-		if err := db.Tx(ctx, func(tx *meta.Tx) error { return meta.DeleteVersion(ctx, tx, v) }); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// URLBase is the directory of a URL, against which relative paths resolve.
-func URLBase(u string) string {
-	i := strings.LastIndex(u, "/")
-	if i < 0 {
-		return u
-	}
-	return u[:i+1]
-}
-
-// JoinURL appends a relative path to a base URL ending in "/", escaping each segment.
-func JoinURL(base, rel string) string {
-	parts := strings.Split(rel, "/")
-	for i, s := range parts {
-		parts[i] = pathEscape(s)
-	}
-	return base + path.Join(parts...)
-}
-
-func pathEscape(s string) string {
-	var b strings.Builder
-	for _, c := range []byte(s) {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
 }
 
 // TempFile returns an unnamed temporary file for staging metadata; it is gone when

@@ -1,4 +1,4 @@
-package api
+package rpm
 
 import (
 	"bytes"
@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 
+	"pith/api/href"
 	"pith/api/openapi"
+	"pith/api/rest"
 	"pith/blob"
-	"pith/content/rpm"
 	"pith/content/rpm/repodata"
 	"pith/content/rpm/rpmfile"
 	"pith/meta"
@@ -19,21 +21,21 @@ import (
 )
 
 // rpmPackageFilters are the package list's own filters (attrs members).
-func rpmPackageFilters() []filter {
+func rpmPackageFilters() []rest.Filter {
 	str := []string{"exact", "contains", "in", "ne", "startswith"}
-	return []filter{
-		{name: "arch", attr: "arch", lookups: str},
-		{name: "checksum_type", attr: "checksum_type", lookups: []string{"exact", "in", "ne"}},
-		{name: "epoch", attr: "epoch", lookups: []string{"exact", "in", "ne"}},
-		{name: "filename", kind: kCustom, lookups: []string{"exact"}, apply: func(l *meta.List, d meta.Dialect, v string) error {
+	return []rest.Filter{
+		{Name: "arch", Attr: "arch", Lookups: str},
+		{Name: "checksum_type", Attr: "checksum_type", Lookups: []string{"exact", "in", "ne"}},
+		{Name: "epoch", Attr: "epoch", Lookups: []string{"exact", "in", "ne"}},
+		{Name: "filename", Type: rest.Custom, Lookups: []string{"exact"}, Apply: func(l *meta.List, d meta.Dialect, v string) error {
 			l.And("(c.relative_path = ? OR substr(c.relative_path, length(c.relative_path) - length(?)) = ?)", v, v, "/"+v)
 			return nil
 		}},
-		{name: "name", attr: "name", lookups: str},
-		{name: "pkgId", attr: "pkgId", lookups: []string{"exact", "in"}},
-		{name: "release", attr: "release", lookups: str},
-		{name: "sha256", col: "c.digest", lookups: []string{"exact"}},
-		{name: "version", attr: "version", lookups: []string{"exact", "in", "ne"}},
+		{Name: "name", Attr: "name", Lookups: str},
+		{Name: "pkgId", Attr: "pkgId", Lookups: []string{"exact", "in"}},
+		{Name: "release", Attr: "release", Lookups: str},
+		{Name: "sha256", Col: "c.digest", Lookups: []string{"exact"}},
+		{Name: "version", Attr: "version", Lookups: []string{"exact", "in", "ne"}},
 	}
 }
 
@@ -50,40 +52,8 @@ func rpmPackageOrdering() map[string]string {
 	return out
 }
 
-// artifactUnit is the head of a unit with one artifact as Pulp shows it: identity,
-// labels and the artifact with its digests.
-type artifactUnit struct {
-	PulpHref        string            `json:"pulp_href" openapi:"format=uri,readOnly"`
-	Prn             string            `json:"prn" openapi:"readOnly"`
-	PulpCreated     string            `json:"pulp_created" openapi:"format=date-time,readOnly"`
-	PulpLastUpdated string            `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
-	MD5             *string           `json:"md5" openapi:"readOnly"`
-	SHA1            *string           `json:"sha1" openapi:"readOnly"`
-	SHA224          *string           `json:"sha224" openapi:"readOnly"`
-	SHA256          *string           `json:"sha256" openapi:"readOnly"`
-	SHA384          *string           `json:"sha384" openapi:"readOnly"`
-	SHA512          *string           `json:"sha512" openapi:"readOnly"`
-	PulpLabels      map[string]string `json:"pulp_labels"`
-	VulnReport      *string           `json:"vuln_report" openapi:"format=uri,readOnly"`
-	Artifact        *string           `json:"artifact" openapi:"format=uri"`
-}
-
-// newArtifactUnit fills the head of unit c (prn type prnType), with its artifact when it
-// has one.
-func newArtifactUnit(c meta.Content, prnType string, a *meta.Artifact) artifactUnit {
-	out := artifactUnit{PulpHref: contentHref(c.Type, c.PulpID), Prn: prn(prnType, c.PulpID), PulpCreated: ts(c.Created),
-		PulpLastUpdated: ts(c.Updated), PulpLabels: c.Labels}
-	if a != nil {
-		h := artifactHref(a.PulpID)
-		out.Artifact = &h
-		sha := a.SHA256
-		out.MD5, out.SHA1, out.SHA224, out.SHA256, out.SHA384, out.SHA512 = a.MD5, a.SHA1, a.SHA224, &sha, a.SHA384, a.SHA512
-	}
-	return out
-}
-
 type rpmPackageResponse struct {
-	artifactUnit
+	rest.ArtifactUnit
 	Name           string  `json:"name" openapi:"readOnly"`
 	Epoch          string  `json:"epoch" openapi:"readOnly"`
 	Version        string  `json:"version" openapi:"readOnly"`
@@ -137,7 +107,7 @@ func deps(ds []repodata.Dep) [][]any {
 
 // rpmPackageDetails reads the files and changelogs of packages from their stored
 // filelists and other fragments.
-func (s *Server) rpmPackageDetails(ctx context.Context, ids []int64) (map[int64]*repodata.Package, error) {
+func (p *Plugin) rpmPackageDetails(ctx context.Context, ids []int64) (map[int64]*repodata.Package, error) {
 	out := map[int64]*repodata.Package{}
 	if len(ids) == 0 {
 		return out, nil
@@ -146,7 +116,7 @@ func (s *Server) rpmPackageDetails(ctx context.Context, ids []int64) (map[int64]
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.db.Query(ctx, `SELECT content_id, filelists_xml, other_xml FROM rpm_fragments WHERE content_id IN (`+marks+`)`, args...)
+	rows, err := p.db.Query(ctx, `SELECT content_id, filelists_xml, other_xml FROM rpm_fragments WHERE content_id IN (`+marks+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +153,7 @@ func renderRpmPackage(c meta.Content, a *meta.Artifact, detail *repodata.Package
 	var p repodata.Package
 	json.Unmarshal(c.Attrs, &p)
 	out := rpmPackageResponse{
-		artifactUnit: newArtifactUnit(c, "rpm.package", a), Name: p.Name, Epoch: p.Epoch, Version: p.Version, Release: p.Release, Arch: p.Arch, PkgID: p.PkgID,
+		ArtifactUnit: rest.NewArtifactUnit(c, segmentOf(PackageType), "rpm.package", a), Name: p.Name, Epoch: p.Epoch, Version: p.Version, Release: p.Release, Arch: p.Arch, PkgID: p.PkgID,
 		ChecksumType: p.ChecksumType, Summary: p.Summary, Description: p.Description, URL: p.URL,
 		Requires: deps(p.Requires), Provides: deps(p.Provides), Conflicts: deps(p.Conflicts), Obsoletes: deps(p.Obsoletes),
 		Suggests: deps(p.Suggests), Enhances: deps(p.Enhances), Recommends: deps(p.Recommends), Supplements: deps(p.Supplements),
@@ -211,98 +181,201 @@ func renderRpmPackage(c meta.Content, a *meta.Artifact, detail *repodata.Package
 	return out
 }
 
-// renderUnits renders a page of units of one rpm type.
-func (s *Server) renderUnits(ctx context.Context, typ string, cs []meta.Content) ([]any, error) {
-	items := make([]any, len(cs))
+// unitKind is one rpm unit kind as the table declares it, without its renderer.
+type unitKind struct {
+	typ, seg, href, tag, schema, prn string
+	view                             any
+	labelCode                        int // what set/unset_label answer: Pulp differs by type
+	filters                          []rest.Filter
+	ordering                         map[string]string
+}
+
+// unitKinds are the rpm unit kinds: where they live, their shapes and filters.
+var unitKinds = []unitKind{
+	{PackageType, "rpm/packages", "{rpm_package_href}", "Content: Packages", "rpm.PackageResponse", "rpm.package", rpmPackageResponse{}, 201,
+		rpmPackageFilters(), rpmPackageOrdering()},
+	{AdvisoryType, "rpm/advisories", "{rpm_update_record_href}", "Content: Advisories", "rpm.UpdateRecordResponse", "rpm.updaterecord", rpmAdvisoryResponse{}, 201,
+		rpmAdvisoryFilters(), rpmAdvisoryOrdering()},
+	{DistributionTreeType, "rpm/distribution_trees", "{rpm_distribution_tree_href}", "Content: Distribution_Trees", "rpm.DistributionTreeResponse", "rpm.distributiontree", rpmTreeResponse{}, 200,
+		nil, pkOrdering},
+	{ModulemdType, "rpm/modulemds", "{rpm_modulemd_href}", "Content: Modulemds", "rpm.ModulemdResponse", "rpm.modulemd", rpmUnitResponse{}, 201,
+		rpmModuleFilters(ModulemdType), rpmModuleOrdering(ModulemdType)},
+	{DefaultsType, "rpm/modulemd_defaults", "{rpm_modulemd_defaults_href}", "Content: Modulemd_Defaults", "rpm.ModulemdDefaultsResponse", "rpm.modulemddefaults", rpmUnitResponse{}, 201,
+		rpmModuleFilters(DefaultsType), rpmModuleOrdering(DefaultsType)},
+	{ObsoleteType, "rpm/modulemd_obsoletes", "{rpm_modulemd_obsolete_href}", "Content: Modulemd_Obsoletes", "rpm.ModulemdObsoleteResponse", "rpm.modulemdobsolete", rpmUnitResponse{}, 201,
+		nil, pkOrdering},
+	{GroupType, "rpm/packagegroups", "{rpm_package_group_href}", "Content: Packagegroups", "rpm.PackageGroupResponse", "rpm.packagegroup", rpmUnitResponse{}, 200,
+		nil, pkOrdering},
+	{CategoryType, "rpm/packagecategories", "{rpm_package_category_href}", "Content: Packagecategories", "rpm.PackageCategoryResponse", "rpm.packagecategory", rpmUnitResponse{}, 200,
+		nil, pkOrdering},
+	{EnvironmentType, "rpm/packageenvironments", "{rpm_package_environment_href}", "Content: Packageenvironments", "rpm.PackageEnvironmentResponse", "rpm.packageenvironment", rpmUnitResponse{}, 200,
+		nil, pkOrdering},
+	{LangpacksType, "rpm/packagelangpacks", "{rpm_package_langpacks_href}", "Content: Packagelangpacks", "rpm.PackageLangpacksResponse", "rpm.packagelangpacks", rpmUnitResponse{}, 200,
+		nil, pkOrdering},
+	{RepoMetadataFileType, "rpm/repo_metadata_files", "{rpm_repo_metadata_file_href}", "Content: Repo_Metadata_Files", "rpm.RepoMetadataFileResponse", "rpm.repometadatafile", rpmRepoMetadataFileResponse{}, 200,
+		nil, pkOrdering},
+}
+
+// pkOrdering is the ordering of the kinds Pulp orders by pk only.
+var pkOrdering = map[string]string{"pk": "c.id"}
+
+// segmentOf is the href segment of an rpm unit type.
+func segmentOf(typ string) string {
+	for _, k := range unitKinds {
+		if k.typ == typ {
+			return k.seg
+		}
+	}
+	return ""
+}
+
+// declareUnits adds the rpm unit kinds with their renderers, and their create and
+// upload operations.
+func (p *Plugin) declareUnits(t *rest.Table) {
+	async := t.Async()
+	for _, k := range unitKinds {
+		render := p.attrsRenderer(k)
+		switch k.typ {
+		case PackageType:
+			render = p.renderPackages
+		case RepoMetadataFileType:
+			render = p.renderMetadataFiles
+		case ModulemdType:
+			render = p.renderModulemds
+		}
+		t.Unit(rest.UnitKind{Type: k.typ, Segment: k.seg, PRN: k.prn, Href: k.href, Tag: k.tag, Schema: k.schema, View: k.view,
+			Filters: k.filters, Ordering: k.ordering, Render: render, LabelStatus: k.labelCode})
+		pat := href.Root + "content/" + k.seg + "/"
+		id := "content_" + strings.ReplaceAll(k.seg, "/", "_")
+		switch k.typ {
+		case PackageType:
+			unit := t.Schema(k.schema, k.view)
+			t.Add(rest.Op{ID: id + "_create", Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: k.tag,
+				Body: rpmPackageIn{}, BodyName: "rpm.Package", Media: rest.FileForms, Responses: []openapi.Response{rest.Resp(202, async)}, Handler: p.rpmPackageCreate},
+				rest.Op{ID: id + "_upload", Method: "POST", Path: pat + "upload/", Pattern: pat + "upload/{$}", Tag: k.tag,
+					Body: rpmPackageIn{}, BodyName: "RPMPackageUpload", Media: rest.FileForms, Responses: []openapi.Response{rest.Resp(201, unit)}, Handler: p.rpmPackageUpload})
+		case AdvisoryType:
+			t.Add(rest.Op{ID: id + "_create", Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: k.tag,
+				Body: rest.ContentIn{}, BodyName: "rpm.UpdateRecord", Media: rest.FileForms, Responses: []openapi.Response{rest.Resp(202, async)}, Handler: p.rpmAdvisoryCreate})
+		case ModulemdType, DefaultsType, ObsoleteType:
+			mk := rpmModuleKinds[k.typ]
+			t.Add(rest.Op{ID: id + "_create", Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: k.tag,
+				Body: reflect.ValueOf(mk.body()).Elem().Interface(), BodyName: mk.bodyName, Media: rest.JSONForms,
+				Responses: []openapi.Response{rest.Resp(202, async)}, Handler: p.moduleCreateHandler(mk)})
+		}
+	}
+}
+
+// artifactsOf loads the artifacts of units, by unit.
+func (p *Plugin) artifactsOf(ctx context.Context, cs []meta.Content) (map[int64]meta.Artifact, []int64, error) {
 	ids := make([]int64, len(cs))
 	for i, c := range cs {
 		ids[i] = c.ID
 	}
-	switch typ {
-	case rpm.PackageType:
-		arts, err := meta.ArtifactsOf(ctx, s.db, ids)
-		if err != nil {
-			return nil, err
-		}
-		details, err := s.rpmPackageDetails(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		for i, c := range cs {
-			var ap *meta.Artifact
-			if a, ok := arts[c.ID]; ok {
-				ap = &a
-			}
-			items[i] = renderRpmPackage(c, ap, details[c.ID])
-		}
-	case rpm.RepoMetadataFileType:
-		arts, err := meta.ArtifactsOf(ctx, s.db, ids)
-		if err != nil {
-			return nil, err
-		}
-		for i, c := range cs {
-			var ap *meta.Artifact
-			if a, ok := arts[c.ID]; ok {
-				ap = &a
-			}
-			out := rpmRepoMetadataFileResponse{artifactUnit: newArtifactUnit(c, "rpm.repometadatafile", ap)}
-			if err := json.Unmarshal(c.Attrs, &out); err != nil {
-				return nil, fmt.Errorf("repo metadata file %s: %w", c.PulpID, err)
-			}
-			items[i] = out
-		}
-	case rpm.ModulemdType:
-		// A synced module's packages are the stored packages whose NEVRA its artifacts
-		// list, as Pulp links them at sync; a created one shows the packages it was given.
-		outs := make([]map[string]any, len(cs))
-		arts := make([][]string, len(cs)) // of the modules whose packages are found here
-		var nevras []string
-		for i, c := range cs {
-			outs[i] = renderAttrsUnit(c)
-			if outs[i]["packages"] == nil {
-				var m struct {
-					Artifacts []string `json:"artifacts"`
-				}
-				json.Unmarshal(c.Attrs, &m)
-				arts[i] = append([]string{}, m.Artifacts...)
-				nevras = append(nevras, m.Artifacts...)
-			}
-		}
-		byNEVRA, err := s.packageHrefsByNEVRA(ctx, nevras)
-		if err != nil {
-			return nil, err
-		}
-		for i, out := range outs {
-			if arts[i] != nil {
-				hrefs := []string{}
-				for _, a := range arts[i] {
-					hrefs = append(hrefs, byNEVRA[a]...)
-				}
-				out["packages"] = hrefs
-			}
-			items[i] = out
-		}
-	default:
-		for i, c := range cs {
-			items[i] = renderAttrsUnit(c)
-		}
+	arts, err := meta.ArtifactsOf(ctx, p.db, ids)
+	return arts, ids, err
+}
+
+func artifactOf(arts map[int64]meta.Artifact, id int64) *meta.Artifact {
+	if a, ok := arts[id]; ok {
+		return &a
+	}
+	return nil
+}
+
+func (p *Plugin) renderPackages(ctx context.Context, cs []meta.Content) ([]any, error) {
+	arts, ids, err := p.artifactsOf(ctx, cs)
+	if err != nil {
+		return nil, err
+	}
+	details, err := p.rpmPackageDetails(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]any, len(cs))
+	for i, c := range cs {
+		items[i] = renderRpmPackage(c, artifactOf(arts, c.ID), details[c.ID])
 	}
 	return items, nil
 }
 
+func (p *Plugin) renderMetadataFiles(ctx context.Context, cs []meta.Content) ([]any, error) {
+	arts, _, err := p.artifactsOf(ctx, cs)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]any, len(cs))
+	for i, c := range cs {
+		out := rpmRepoMetadataFileResponse{ArtifactUnit: rest.NewArtifactUnit(c, segmentOf(RepoMetadataFileType), "rpm.repometadatafile", artifactOf(arts, c.ID))}
+		if err := json.Unmarshal(c.Attrs, &out); err != nil {
+			return nil, fmt.Errorf("repo metadata file %s: %w", c.PulpID, err)
+		}
+		items[i] = out
+	}
+	return items, nil
+}
+
+// renderModulemds shows modules. A synced module's packages are the stored packages
+// whose NEVRA its artifacts list, as Pulp links them at sync; a created one shows the
+// packages it was given.
+func (p *Plugin) renderModulemds(ctx context.Context, cs []meta.Content) ([]any, error) {
+	k := unitKinds[slices.IndexFunc(unitKinds, func(k unitKind) bool { return k.typ == ModulemdType })]
+	outs := make([]map[string]any, len(cs))
+	arts := make([][]string, len(cs)) // of the modules whose packages are found here
+	var nevras []string
+	for i, c := range cs {
+		outs[i] = renderAttrsUnit(c, k)
+		if outs[i]["packages"] == nil {
+			var m struct {
+				Artifacts []string `json:"artifacts"`
+			}
+			json.Unmarshal(c.Attrs, &m)
+			arts[i] = append([]string{}, m.Artifacts...)
+			nevras = append(nevras, m.Artifacts...)
+		}
+	}
+	byNEVRA, err := p.packageHrefsByNEVRA(ctx, nevras)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]any, len(cs))
+	for i, out := range outs {
+		if arts[i] != nil {
+			hrefs := []string{}
+			for _, a := range arts[i] {
+				hrefs = append(hrefs, byNEVRA[a]...)
+			}
+			out["packages"] = hrefs
+		}
+		items[i] = out
+	}
+	return items, nil
+}
+
+// attrsRenderer renders units of kind k whose attrs are their API fields.
+func (p *Plugin) attrsRenderer(k unitKind) func(context.Context, []meta.Content) ([]any, error) {
+	return func(_ context.Context, cs []meta.Content) ([]any, error) {
+		items := make([]any, len(cs))
+		for i, c := range cs {
+			items[i] = renderAttrsUnit(c, k)
+		}
+		return items, nil
+	}
+}
+
 // packageHrefsByNEVRA finds the stored packages with the given NEVRAs (their repo keys),
 // in batches of 500.
-func (s *Server) packageHrefsByNEVRA(ctx context.Context, nevras []string) (map[string][]string, error) {
+func (p *Plugin) packageHrefsByNEVRA(ctx context.Context, nevras []string) (map[string][]string, error) {
 	out := map[string][]string{}
 	slices.Sort(nevras)
 	nevras = slices.Compact(nevras)
 	for len(nevras) > 0 {
 		n := min(500, len(nevras))
-		args := []any{rpm.PackageType}
+		args := []any{PackageType}
 		for _, v := range nevras[:n] {
 			args = append(args, v)
 		}
-		rows, err := s.db.Query(ctx, `SELECT repo_key, pulp_id FROM contents WHERE type = ? AND repo_key IN (`+
+		rows, err := p.db.Query(ctx, `SELECT repo_key, pulp_id FROM contents WHERE type = ? AND repo_key IN (`+
 			strings.TrimSuffix(strings.Repeat("?,", n), ",")+`) ORDER BY repo_key, id`, args...)
 		if err != nil {
 			return nil, err
@@ -313,7 +386,7 @@ func (s *Server) packageHrefsByNEVRA(ctx context.Context, nevras []string) (map[
 				rows.Close()
 				return nil, err
 			}
-			out[nevra] = append(out[nevra], contentHref(rpm.PackageType, id))
+			out[nevra] = append(out[nevra], href.Content(segmentOf(PackageType), id))
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -327,54 +400,36 @@ func (s *Server) packageHrefsByNEVRA(ctx context.Context, nevras []string) (map[
 // rpmRepoMetadataFileResponse documents a repo metadata file: its stored attrs and its
 // artifact's digests.
 type rpmRepoMetadataFileResponse struct {
-	artifactUnit
+	rest.ArtifactUnit
 	RelativePath string `json:"relative_path"`
 	DataType     string `json:"data_type"`
 	ChecksumType string `json:"checksum_type"`
 	Checksum     string `json:"checksum"`
 }
 
-// renderAttrsUnit renders a unit whose attrs are its API fields (advisories, comps
-// units, modules): the common fields, then the attrs.
-func renderAttrsUnit(c meta.Content) map[string]any {
+// renderAttrsUnit renders a unit of kind k whose attrs are its API fields (advisories,
+// comps units, modules): the common fields, then the attrs.
+func renderAttrsUnit(c meta.Content, k unitKind) map[string]any {
 	out := map[string]any{}
 	json.Unmarshal(c.Attrs, &out)
 	delete(out, "snippet")
 	delete(out, "treeinfo")
-	out["pulp_href"] = contentHref(c.Type, c.PulpID)
-	out["prn"] = prn(strings.ReplaceAll(c.Type, "_", ""), c.PulpID)
-	out["pulp_created"] = ts(c.Created)
-	out["pulp_last_updated"] = ts(c.Updated)
+	out["pulp_href"] = href.Content(k.seg, c.PulpID)
+	out["prn"] = href.PRN(k.prn, c.PulpID)
+	out["pulp_created"] = rest.Time(c.Created)
+	out["pulp_last_updated"] = rest.Time(c.Updated)
 	out["pulp_labels"] = c.Labels
 	out["vuln_report"] = nil
 	return out
 }
 
-// rpmUnitRead shows one unit of an rpm type.
-func (s *Server) rpmUnitRead(typ string) func(w http.ResponseWriter, r *http.Request) error {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		c, err := meta.ContentByPulpID(r.Context(), s.db, r.PathValue("id"))
-		if err != nil {
-			return err
-		}
-		if c.Type != typ {
-			return errNotFound
-		}
-		items, err := s.renderUnits(r.Context(), typ, []meta.Content{c})
-		if err != nil {
-			return err
-		}
-		return writeOne(w, r, http.StatusOK, items[0])
-	}
-}
-
-func rpmAdvisoryFilters() []filter {
+func rpmAdvisoryFilters() []rest.Filter {
 	three := []string{"exact", "in", "ne"}
-	return []filter{
-		{name: "id", attr: "id", lookups: []string{"exact", "in"}},
-		{name: "severity", attr: "severity", lookups: three},
-		{name: "status", attr: "status", lookups: three},
-		{name: "type", attr: "type", lookups: three},
+	return []rest.Filter{
+		{Name: "id", Attr: "id", Lookups: []string{"exact", "in"}},
+		{Name: "severity", Attr: "severity", Lookups: three},
+		{Name: "status", Attr: "status", Lookups: three},
+		{Name: "type", Attr: "type", Lookups: three},
 	}
 }
 
@@ -387,62 +442,6 @@ func rpmAdvisoryOrdering() map[string]string {
 		out[k] = "attr:" + k
 	}
 	return out
-}
-
-// rpmContentTable adds the rpm content operations implemented so far.
-func (s *Server) rpmContentTable(reg *openapi.Registry, add func(opDef)) {
-	pg := reg.Paginated
-	setLabel := reg.Add("SetLabelResponse", setLabelResponse{})
-	unsetLabel := reg.Add("UnsetLabelResponse", unsetLabelResponse{})
-	r := func(code int, schema string) []openapi.Response { return []openapi.Response{resp(code, schema)} }
-	for _, u := range []struct {
-		typ, seg, idName, href, tag, schema string
-		view                                any
-		labelCode                           int // what set/unset_label answer: Pulp differs by type
-	}{
-		{rpm.PackageType, "packages", "packages", "{rpm_package_href}", "Content: Packages", "rpm.PackageResponse", rpmPackageResponse{}, 201},
-		{rpm.AdvisoryType, "advisories", "advisories", "{rpm_update_record_href}", "Content: Advisories", "rpm.UpdateRecordResponse", rpmAdvisoryResponse{}, 201},
-		{rpm.DistributionTreeType, "distribution_trees", "distribution_trees", "{rpm_distribution_tree_href}", "Content: Distribution_Trees", "rpm.DistributionTreeResponse", rpmTreeResponse{}, 200},
-		{rpm.ModulemdType, "modulemds", "modulemds", "{rpm_modulemd_href}", "Content: Modulemds", "rpm.ModulemdResponse", rpmUnitResponse{}, 201},
-		{rpm.DefaultsType, "modulemd_defaults", "modulemd_defaults", "{rpm_modulemd_defaults_href}", "Content: Modulemd_Defaults", "rpm.ModulemdDefaultsResponse", rpmUnitResponse{}, 201},
-		{rpm.ObsoleteType, "modulemd_obsoletes", "modulemd_obsoletes", "{rpm_modulemd_obsolete_href}", "Content: Modulemd_Obsoletes", "rpm.ModulemdObsoleteResponse", rpmUnitResponse{}, 201},
-		{rpm.GroupType, "packagegroups", "packagegroups", "{rpm_package_group_href}", "Content: Packagegroups", "rpm.PackageGroupResponse", rpmUnitResponse{}, 200},
-		{rpm.CategoryType, "packagecategories", "packagecategories", "{rpm_package_category_href}", "Content: Packagecategories", "rpm.PackageCategoryResponse", rpmUnitResponse{}, 200},
-		{rpm.EnvironmentType, "packageenvironments", "packageenvironments", "{rpm_package_environment_href}", "Content: Packageenvironments", "rpm.PackageEnvironmentResponse", rpmUnitResponse{}, 200},
-		{rpm.LangpacksType, "packagelangpacks", "packagelangpacks", "{rpm_package_langpacks_href}", "Content: Packagelangpacks", "rpm.PackageLangpacksResponse", rpmUnitResponse{}, 200},
-		{rpm.RepoMetadataFileType, "repo_metadata_files", "repo_metadata_files", "{rpm_repo_metadata_file_href}", "Content: Repo_Metadata_Files", "rpm.RepoMetadataFileResponse", rpmRepoMetadataFileResponse{}, 200},
-	} {
-		contentSet, contentUnset := s.labelHandlers(u.labelCode, s.contentLabels)
-		schema := reg.Add(u.schema, u.view)
-		l := contentListSpec(u.typ)
-		pat := "/pulp/api/v3/content/rpm/" + u.seg + "/"
-		id := "content_rpm_" + u.idName
-		add(opDef{id: id + "_list", method: "GET", path: pat, pattern: pat + "{$}", tag: u.tag,
-			list: &l, responses: r(200, pg(schema)), h: s.contentList(u.typ)})
-		add(opDef{id: id + "_read", method: "GET", path: u.href, pattern: pat + "{id}/{$}", tag: u.tag, detail: true,
-			responses: r(200, schema), h: s.rpmUnitRead(u.typ)})
-		if u.typ == rpm.AdvisoryType {
-			async := reg.Add("AsyncOperationResponse", taskRef{})
-			add(opDef{id: id + "_create", method: "POST", path: pat, pattern: pat + "{$}", tag: u.tag,
-				body: contentIn{}, bodyName: "rpm.UpdateRecord", media: fileForms, responses: r(202, async), h: s.rpmAdvisoryCreate})
-		}
-		if body, bodyName, h := s.rpmModuleCreate(u.typ); h != nil {
-			async := reg.Add("AsyncOperationResponse", taskRef{})
-			add(opDef{id: id + "_create", method: "POST", path: pat, pattern: pat + "{$}", tag: u.tag,
-				body: body, bodyName: bodyName, media: jsonForms, responses: r(202, async), h: h})
-		}
-		if u.typ == rpm.PackageType {
-			async := reg.Add("AsyncOperationResponse", taskRef{})
-			add(opDef{id: id + "_create", method: "POST", path: pat, pattern: pat + "{$}", tag: u.tag,
-				body: rpmPackageIn{}, bodyName: "rpm.Package", media: fileForms, responses: r(202, async), h: s.rpmPackageCreate})
-			add(opDef{id: id + "_upload", method: "POST", path: pat + "upload/", pattern: pat + "upload/{$}", tag: u.tag,
-				body: rpmPackageIn{}, bodyName: "RPMPackageUpload", media: fileForms, responses: r(201, schema), h: s.rpmPackageUpload})
-		}
-		add(opDef{id: id + "_set_label", method: "POST", path: u.href + "set_label/", pattern: pat + "{id}/set_label/{$}", tag: u.tag,
-			body: setLabelIn{}, bodyName: "SetLabel", media: jsonForms, responses: r(u.labelCode, setLabel), h: contentSet})
-		add(opDef{id: id + "_unset_label", method: "POST", path: u.href + "unset_label/", pattern: pat + "{id}/unset_label/{$}", tag: u.tag,
-			body: unsetLabelIn{}, bodyName: "UnsetLabel", media: jsonForms, responses: r(u.labelCode, unsetLabel), h: contentUnset})
-	}
 }
 
 // rpmAdvisoryResponse documents an advisory; advisories are rendered from their stored
@@ -475,7 +474,7 @@ type rpmAdvisoryResponse struct {
 }
 
 type rpmPackageIn struct {
-	contentIn
+	rest.ContentIn
 	RelativePath *string `json:"relative_path" openapi:"writeOnly,minLength=1"`
 }
 
@@ -490,9 +489,9 @@ type RpmPackageArgs struct {
 
 // readRpmPackage reads a package create body; a stored file is read as an rpm now (its
 // header is returned), so a bad one is a 400 naming the problem.
-func (s *Server) readRpmPackage(r *http.Request) (RpmPackageArgs, *meta.Repository, *rpmfile.Header, error) {
+func (p *Plugin) readRpmPackage(r *http.Request) (RpmPackageArgs, *meta.Repository, *rpmfile.Header, error) {
 	var in rpmPackageIn
-	src, err := s.readContent(r, &in, "repositories/rpm/rpm/", func(map[string]json.RawMessage) error { return nil })
+	src, err := p.core.Env().ReadContent(r, &in, RepoType, func(map[string]json.RawMessage) error { return nil })
 	if err != nil {
 		return RpmPackageArgs{}, nil, nil, err
 	}
@@ -504,13 +503,13 @@ func (s *Server) readRpmPackage(r *http.Request) (RpmPackageArgs, *meta.Reposito
 		a.Repository = src.Repository.PulpID
 	}
 	if a.FileURL == "" {
-		art, err := meta.ArtifactByID(r.Context(), s.db, a.Artifact)
+		art, err := meta.ArtifactByID(r.Context(), p.db, a.Artifact)
 		if err != nil {
 			return a, nil, nil, err
 		}
-		h, err := rpm.ReadPackage(r.Context(), s.cfg.Store, art, a.RelativePath)
+		h, err := ReadPackage(r.Context(), p.store, art, a.RelativePath)
 		if err != nil {
-			return a, nil, nil, badField("file", "%v", err)
+			return a, nil, nil, rest.BadField("file", "%v", err)
 		}
 		return a, src.Repository, h, nil
 	}
@@ -518,49 +517,56 @@ func (s *Server) readRpmPackage(r *http.Request) (RpmPackageArgs, *meta.Reposito
 }
 
 // createRpmPackage creates (or finds) the package unit of an artifact.
-func (s *Server) createRpmPackage(ctx context.Context, a RpmPackageArgs) (meta.Content, error) {
-	art, err := meta.ArtifactByID(ctx, s.db, a.Artifact)
+func (p *Plugin) createRpmPackage(ctx context.Context, a RpmPackageArgs) (meta.Content, error) {
+	art, err := meta.ArtifactByID(ctx, p.db, a.Artifact)
 	if err != nil {
 		return meta.Content{}, err
 	}
-	h, err := rpm.ReadPackage(ctx, s.cfg.Store, art, a.RelativePath)
+	h, err := ReadPackage(ctx, p.store, art, a.RelativePath)
 	if err != nil {
 		return meta.Content{}, err
 	}
-	return rpm.StoreUploadedPackage(ctx, s.db, h, a.Labels)
+	return StoreUploadedPackage(ctx, p.db, h, a.Labels)
 }
 
-func (s *Server) rpmPackageCreate(w http.ResponseWriter, r *http.Request) error {
-	a, repo, _, err := s.readRpmPackage(r)
+func (p *Plugin) rpmPackageCreate(w http.ResponseWriter, r *http.Request) error {
+	a, repo, _, err := p.readRpmPackage(r)
 	if err != nil {
 		return err
 	}
-	return s.dispatchCreate(w, r, "rpm_package", "/pulp/api/v3/content/rpm/packages/", a, repo)
+	return p.core.Env().DispatchCreate(w, r, packageKind, href.Root+"content/"+segmentOf(PackageType)+"/", a, repo)
 }
 
 // rpmPackageUpload creates a package synchronously (content_rpm_packages_upload, 201).
-func (s *Server) rpmPackageUpload(w http.ResponseWriter, r *http.Request) error {
-	a, repo, h, err := s.readRpmPackage(r)
+func (p *Plugin) rpmPackageUpload(w http.ResponseWriter, r *http.Request) error {
+	a, repo, h, err := p.readRpmPackage(r)
 	if err != nil {
 		return err
 	}
 	if repo != nil || h == nil {
-		return fieldError{"non_field_errors": {"The synchronous upload takes no 'repository' or 'file_url'; use the create operation."}}
+		return rest.FieldErrors{"non_field_errors": {"The synchronous upload takes no 'repository' or 'file_url'; use the create operation."}}
 	}
-	c, err := rpm.StoreUploadedPackage(r.Context(), s.db, h, a.Labels)
+	c, err := StoreUploadedPackage(r.Context(), p.db, h, a.Labels)
 	if err != nil {
 		return err
 	}
-	items, err := s.renderUnits(r.Context(), rpm.PackageType, []meta.Content{c})
+	items, err := p.renderPackages(r.Context(), []meta.Content{c})
 	if err != nil {
 		return err
 	}
-	return writeOne(w, r, http.StatusCreated, items[0])
+	return rest.WriteOne(w, r, http.StatusCreated, items[0])
 }
 
+// packageKind is the general_create kind of packages.
+const packageKind = "rpm_package"
+
 // runRpmPackage is the package create task.
-func (s *Server) runRpmPackage(ctx context.Context, r *task.Run, a RpmPackageArgs) error {
-	return s.runContentCreate(ctx, r, a.FileURL, &a.Artifact, a.Repository, func() (meta.Content, error) { return s.createRpmPackage(ctx, a) })
+func (p *Plugin) runRpmPackage(ctx context.Context, r *task.Run, body json.RawMessage) error {
+	var a RpmPackageArgs
+	if err := json.Unmarshal(body, &a); err != nil {
+		return err
+	}
+	return p.core.CreateUnit(ctx, r, a.FileURL, &a.Artifact, a.Repository, func() (meta.Content, error) { return p.createRpmPackage(ctx, a) })
 }
 
 // rpmTreeResponse documents a distribution tree, rendered from its stored
@@ -598,14 +604,14 @@ type rpmUnitResponse struct {
 	PulpLabels      map[string]string `json:"pulp_labels"`
 }
 
-func rpmModuleFilters(typ string) []filter {
+func rpmModuleFilters(typ string) []rest.Filter {
 	two := []string{"exact", "in"}
-	if typ == rpm.DefaultsType {
-		return []filter{{name: "module", attr: "module", lookups: two}, {name: "sha256", col: "c.digest", lookups: []string{"exact"}},
-			{name: "stream", attr: "stream", lookups: two}}
+	if typ == DefaultsType {
+		return []rest.Filter{{Name: "module", Attr: "module", Lookups: two}, {Name: "sha256", Col: "c.digest", Lookups: []string{"exact"}},
+			{Name: "stream", Attr: "stream", Lookups: two}}
 	}
-	return []filter{{name: "arch", attr: "arch", lookups: two}, {name: "context", attr: "context", lookups: two}, {name: "name", attr: "name", lookups: two},
-		{name: "sha256", col: "c.digest", lookups: []string{"exact"}}, {name: "stream", attr: "stream", lookups: two}, {name: "version", attr: "version", lookups: two}}
+	return []rest.Filter{{Name: "arch", Attr: "arch", Lookups: two}, {Name: "context", Attr: "context", Lookups: two}, {Name: "name", Attr: "name", Lookups: two},
+		{Name: "sha256", Col: "c.digest", Lookups: []string{"exact"}}, {Name: "stream", Attr: "stream", Lookups: two}, {Name: "version", Attr: "version", Lookups: two}}
 }
 
 func rpmModuleOrdering(typ string) map[string]string {
@@ -613,7 +619,7 @@ func rpmModuleOrdering(typ string) map[string]string {
 		"pulp_type": "c.type", "timestamp_of_interest": "c.timestamp_of_interest", "pulp_labels": "c.labels", "upstream_id": "c.pulp_id",
 		"digest": "c.digest"}
 	keys := []string{"module", "profiles", "snippet", "stream"}
-	if typ == rpm.ModulemdType {
+	if typ == ModulemdType {
 		keys = []string{"arch", "artifacts", "context", "dependencies", "description", "name", "profiles", "snippet", "static_context", "stream", "version"}
 	}
 	for _, k := range keys {
@@ -636,9 +642,9 @@ const advisoryFileName = "the advisory JSON"
 
 // rpmAdvisoryCreate creates an advisory from a JSON file (content_rpm_advisories_create).
 // A stored file is read now, so a bad one is a 400 naming the problem.
-func (s *Server) rpmAdvisoryCreate(w http.ResponseWriter, r *http.Request) error {
-	var in contentIn
-	src, err := s.readContent(r, &in, "repositories/rpm/rpm/", func(map[string]json.RawMessage) error { return nil })
+func (p *Plugin) rpmAdvisoryCreate(w http.ResponseWriter, r *http.Request) error {
+	var in rest.ContentIn
+	src, err := p.core.Env().ReadContent(r, &in, RepoType, func(map[string]json.RawMessage) error { return nil })
 	if err != nil {
 		return err
 	}
@@ -647,29 +653,36 @@ func (s *Server) rpmAdvisoryCreate(w http.ResponseWriter, r *http.Request) error
 		a.Repository = src.Repository.PulpID
 	}
 	if a.FileURL == "" {
-		art, err := meta.ArtifactByID(r.Context(), s.db, a.Artifact)
+		art, err := meta.ArtifactByID(r.Context(), p.db, a.Artifact)
 		if err != nil {
 			return err
 		}
-		if _, err := rpm.ReadAdvisory(r.Context(), s.cfg.Store, art, advisoryFileName); err != nil {
-			return badField("file", "%v", err)
+		if _, err := ReadAdvisory(r.Context(), p.store, art, advisoryFileName); err != nil {
+			return rest.BadField("file", "%v", err)
 		}
 	}
-	return s.dispatchCreate(w, r, "rpm_advisory", "/pulp/api/v3/content/rpm/advisories/", a, src.Repository)
+	return p.core.Env().DispatchCreate(w, r, advisoryKind, href.Root+"content/"+segmentOf(AdvisoryType)+"/", a, src.Repository)
 }
 
+// advisoryKind is the general_create kind of advisories.
+const advisoryKind = "rpm_advisory"
+
 // runRpmAdvisory is the advisory create task.
-func (s *Server) runRpmAdvisory(ctx context.Context, r *task.Run, a RpmAdvisoryArgs) error {
-	return s.runContentCreate(ctx, r, a.FileURL, &a.Artifact, a.Repository, func() (meta.Content, error) {
-		art, err := meta.ArtifactByID(ctx, s.db, a.Artifact)
+func (p *Plugin) runRpmAdvisory(ctx context.Context, r *task.Run, body json.RawMessage) error {
+	var a RpmAdvisoryArgs
+	if err := json.Unmarshal(body, &a); err != nil {
+		return err
+	}
+	return p.core.CreateUnit(ctx, r, a.FileURL, &a.Artifact, a.Repository, func() (meta.Content, error) {
+		art, err := meta.ArtifactByID(ctx, p.db, a.Artifact)
 		if err != nil {
 			return meta.Content{}, err
 		}
-		u, err := rpm.ReadAdvisory(ctx, s.cfg.Store, art, advisoryFileName)
+		u, err := ReadAdvisory(ctx, p.store, art, advisoryFileName)
 		if err != nil {
 			return meta.Content{}, err
 		}
-		return rpm.StoreAdvisory(ctx, s.db, u, a.Labels)
+		return StoreAdvisory(ctx, p.db, u, a.Labels)
 	})
 }
 
@@ -687,7 +700,8 @@ type CompsArgs struct {
 	Replace    bool   `json:"replace"`
 }
 
-const compsTask = "pulp_rpm.app.tasks.comps.upload_comps"
+// CompsTask uploads a comps.xml.
+const CompsTask = "pulp_rpm.app.tasks.comps.upload_comps"
 
 // compsFileName is what errors call an uploaded comps.xml.
 const compsFileName = "the uploaded comps.xml"
@@ -695,79 +709,75 @@ const compsFileName = "the uploaded comps.xml"
 // rpmCompsUpload stores a comps.xml's groups, categories, environments and langpacks,
 // optionally adding them to a repository (replacing its comps units with replace). The
 // file is parsed before the task is queued, so a bad one is a 400 and nothing changes.
-func (s *Server) rpmCompsUpload(w http.ResponseWriter, r *http.Request) error {
+func (p *Plugin) rpmCompsUpload(w http.ResponseWriter, r *http.Request) error {
 	var in compsIn
-	var pf *pendingFile
-	raw, err := readBody(r, &in, s.receiveFile(r.Context(), "file", &pf))
+	var pf *rest.PendingFile
+	raw, err := rest.ReadBody(r, &in, p.core.Env().ReceiveFile(r.Context(), "file", &pf))
 	if err == nil {
-		err = decode(raw, &in)
+		err = rest.Decode(raw, &in)
 	}
 	if err == nil && pf == nil {
-		err = badField("file", "No file was submitted.")
+		err = rest.BadField("file", "No file was submitted.")
 	}
 	var repo *meta.Repository
 	if err == nil && in.Repository != nil {
-		repo, err = repositoryOf(r.Context(), s.db, "repository", *in.Repository, "repositories/rpm/rpm/")
+		repo, err = p.core.Env().Repository(r.Context(), "repository", *in.Repository, RepoType)
 	}
 	if err == nil && in.Replace != nil && *in.Replace && repo == nil {
-		err = badField("replace", "Replacing comps units needs a 'repository'.")
+		err = rest.BadField("replace", "Replacing comps units needs a 'repository'.")
 	}
 	if err != nil {
-		pf.cancel(r.Context())
+		pf.Cancel(r.Context())
 		return err
 	}
-	art, err := s.commitArtifact(r.Context(), pf, blob.Expect{Size: -1})
+	art, err := p.core.Env().CommitArtifact(r.Context(), pf, blob.Expect{Size: -1})
 	if err != nil {
 		return err
 	}
-	if _, err := rpm.ReadComps(r.Context(), s.cfg.Store, art, compsFileName); err != nil {
-		return badField("file", "%v", err)
+	if _, err := ReadComps(r.Context(), p.store, art, compsFileName); err != nil {
+		return rest.BadField("file", "%v", err)
 	}
 	a := CompsArgs{Artifact: art.ID, Replace: in.Replace != nil && *in.Replace}
-	spec := task.Spec{Name: compsTask, Args: &a}
+	spec := task.Spec{Name: CompsTask, Args: &a}
 	if repo != nil {
 		a.Repository = repo.PulpID
-		spec.Exclusive = []string{repoHref(repo.Type, repo.PulpID)}
+		spec.Exclusive = []string{href.Repository(repo.Type, repo.PulpID)}
 	}
-	t, err := s.dispatch(r, spec)
-	if err != nil {
-		return err
-	}
-	return accepted(w, t)
+	return p.core.Env().Dispatch(w, r, spec)
 }
 
 // runComps is the comps upload task.
-func (s *Server) runComps(ctx context.Context, r *task.Run) error {
+func (p *Plugin) runComps(ctx context.Context, r *task.Run) error {
 	var a CompsArgs
 	if err := r.Args(&a); err != nil {
 		return err
 	}
-	art, err := meta.ArtifactByID(ctx, s.db, a.Artifact)
+	art, err := meta.ArtifactByID(ctx, p.db, a.Artifact)
 	if err != nil {
 		return err
 	}
-	c, err := rpm.ReadComps(ctx, s.cfg.Store, art, compsFileName)
+	c, err := ReadComps(ctx, p.store, art, compsFileName)
 	if err != nil {
 		return err
 	}
-	units, err := rpm.StoreComps(ctx, s.db, c)
+	units, err := StoreComps(ctx, p.db, c)
 	if err != nil {
 		return err
 	}
 	ch := meta.Change{}
 	for _, u := range units {
-		r.Created(contentHref(u.Type, u.PulpID))
+		r.Created(p.core.UnitHref(u))
 		ch.Add = append(ch.Add, u.ID)
 	}
 	if a.Repository == "" {
 		return nil
 	}
 	if a.Replace {
-		repo, err := meta.RepositoryByPulpID(ctx, s.db, a.Repository)
+		repo, err := meta.RepositoryByPulpID(ctx, p.db, a.Repository)
 		if err != nil {
 			return err
 		}
-		old, err := meta.VersionContentIDs(ctx, s.db, repo.ID, repo.LatestVersion, rpm.CompsTypes...)
+		old, err := meta.VersionContentIDs(ctx, p.db, repo.ID, repo.LatestVersion, CompsTypes...)
 		if err != nil {
 			return err
 		}
@@ -777,5 +787,5 @@ func (s *Server) runComps(ctx context.Context, r *task.Run) error {
 			}
 		}
 	}
-	return s.newVersion(ctx, r, a.Repository, ch)
+	return p.core.NewVersion(ctx, r, a.Repository, ch)
 }

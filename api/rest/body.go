@@ -1,10 +1,9 @@
-package api
+package rest
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -15,43 +14,43 @@ import (
 	"strings"
 )
 
-// maxBody bounds JSON and urlencoded bodies; file parts stream and are not bounded here.
-const maxBody = 8 << 20
+// MaxBody bounds JSON and urlencoded bodies; file parts stream and are not bounded here.
+const MaxBody = 8 << 20
 
-// fileFunc receives a file part of a multipart body as it streams.
-type fileFunc func(field, filename string, body io.Reader) error
+// FileFunc receives a file part of a multipart body as it streams.
+type FileFunc func(field, filename string, body io.Reader) error
 
-// readBody reads a JSON, urlencoded or multipart body into raw JSON values by field
+// ReadBody reads a JSON, urlencoded or multipart body into raw JSON values by field
 // name. Form values are converted to JSON according to the kinds of target's fields
 // (the pulp CLI sends nested values as JSON strings in forms). File parts go to onFile;
 // a file part with onFile nil is an error naming the field.
-func readBody(r *http.Request, target any, onFile fileFunc) (map[string]json.RawMessage, error) {
+func ReadBody(r *http.Request, target any, onFile FileFunc) (map[string]json.RawMessage, error) {
 	raw := map[string]json.RawMessage{}
 	ct, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch ct {
 	case "", "application/json":
-		b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 		if err != nil {
-			return nil, errStatus(http.StatusBadRequest, "read request body: %v", err)
+			return nil, Status(http.StatusBadRequest, "read request body: %v", err)
 		}
-		if len(b) > maxBody {
-			return nil, errStatus(http.StatusRequestEntityTooLarge, "request body exceeds %d bytes", maxBody)
+		if len(b) > MaxBody {
+			return nil, Status(http.StatusRequestEntityTooLarge, "request body exceeds %d bytes", MaxBody)
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			return raw, nil
 		}
 		if err := json.Unmarshal(b, &raw); err != nil {
-			return nil, errStatus(http.StatusBadRequest, "JSON parse error - %v", err)
+			return nil, Status(http.StatusBadRequest, "JSON parse error - %v", err)
 		}
 		return raw, nil
 	case "application/x-www-form-urlencoded":
-		b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 		if err != nil {
-			return nil, errStatus(http.StatusBadRequest, "read request body: %v", err)
+			return nil, Status(http.StatusBadRequest, "read request body: %v", err)
 		}
 		vals, err := url.ParseQuery(string(b))
 		if err != nil {
-			return nil, errStatus(http.StatusBadRequest, "malformed form body: %v", err)
+			return nil, Status(http.StatusBadRequest, "malformed form body: %v", err)
 		}
 		kinds := fieldKinds(target)
 		for k, vs := range vals {
@@ -65,7 +64,7 @@ func readBody(r *http.Request, target any, onFile fileFunc) (map[string]json.Raw
 	case "multipart/form-data":
 		mr, err := r.MultipartReader()
 		if err != nil {
-			return nil, errStatus(http.StatusBadRequest, "malformed multipart body: %v", err)
+			return nil, Status(http.StatusBadRequest, "malformed multipart body: %v", err)
 		}
 		_ = params
 		kinds := fieldKinds(target)
@@ -76,12 +75,12 @@ func readBody(r *http.Request, target any, onFile fileFunc) (map[string]json.Raw
 				break
 			}
 			if err != nil {
-				return nil, errStatus(http.StatusBadRequest, "malformed multipart body: %v", err)
+				return nil, Status(http.StatusBadRequest, "malformed multipart body: %v", err)
 			}
 			name := p.FormName()
 			if p.FileName() != "" {
 				if onFile == nil {
-					return nil, badField(name, "Files are not accepted here.")
+					return nil, BadField(name, "Files are not accepted here.")
 				}
 				if err := onFile(name, p.FileName(), p); err != nil {
 					return nil, err
@@ -89,9 +88,9 @@ func readBody(r *http.Request, target any, onFile fileFunc) (map[string]json.Raw
 				raw[name] = json.RawMessage(`"` + p.FileName() + `"`)
 				continue
 			}
-			b, err := io.ReadAll(io.LimitReader(p, maxBody))
+			b, err := io.ReadAll(io.LimitReader(p, MaxBody))
 			if err != nil {
-				return nil, errStatus(http.StatusBadRequest, "read multipart field %q: %v", name, err)
+				return nil, Status(http.StatusBadRequest, "read multipart field %q: %v", name, err)
 			}
 			vals[name] = append(vals[name], string(b))
 		}
@@ -104,7 +103,7 @@ func readBody(r *http.Request, target any, onFile fileFunc) (map[string]json.Raw
 		}
 		return raw, nil
 	default:
-		return nil, errStatus(http.StatusUnsupportedMediaType, "Unsupported media type %q in request.", ct)
+		return nil, Status(http.StatusUnsupportedMediaType, "Unsupported media type %q in request.", ct)
 	}
 }
 
@@ -165,13 +164,13 @@ func formValue(name string, vs []string, kinds map[string]reflect.Type) (json.Ra
 		case "false", "0", "off", "no", "":
 			return json.RawMessage("false"), nil
 		}
-		return nil, badField(name, "Must be a valid boolean.")
+		return nil, BadField(name, "Must be a valid boolean.")
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		if v == "" || v == "null" {
 			return json.RawMessage("null"), nil
 		}
 		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
-			return nil, badField(name, "A valid integer is required.")
+			return nil, BadField(name, "A valid integer is required.")
 		}
 		return json.RawMessage(v), nil
 	case reflect.Float64, reflect.Float32:
@@ -179,7 +178,7 @@ func formValue(name string, vs []string, kinds map[string]reflect.Type) (json.Ra
 			return json.RawMessage("null"), nil
 		}
 		if _, err := strconv.ParseFloat(v, 64); err != nil {
-			return nil, badField(name, "A valid number is required.")
+			return nil, BadField(name, "A valid number is required.")
 		}
 		return json.RawMessage(v), nil
 	case reflect.Slice:
@@ -190,16 +189,16 @@ func formValue(name string, vs []string, kinds map[string]reflect.Type) (json.Ra
 		fallthrough
 	default:
 		if !json.Valid([]byte(v)) {
-			return nil, badField(name, "Value must be valid JSON.")
+			return nil, BadField(name, "Value must be valid JSON.")
 		}
 		return json.RawMessage(v), nil
 	}
 }
 
-// decode applies raw fields onto v strictly: unknown fields and mistyped values are a
+// Decode applies raw fields onto v strictly: unknown fields and mistyped values are a
 // 400 naming the field. Fields absent from raw keep v's current values, which is what a
 // partial update needs.
-func decode(raw map[string]json.RawMessage, v any) error {
+func Decode(raw map[string]json.RawMessage, v any) error {
 	known := fieldKinds(v)
 	var unknown []string
 	for k := range raw {
@@ -209,7 +208,7 @@ func decode(raw map[string]json.RawMessage, v any) error {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		fe := fieldError{}
+		fe := FieldErrors{}
 		for _, k := range unknown {
 			fe[k] = []string{"Unexpected field."}
 		}
@@ -220,9 +219,9 @@ func decode(raw map[string]json.RawMessage, v any) error {
 		if err := json.Unmarshal(b, v); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
-				return badField(k, "Incorrect type. Expected %s, got %s.", jsonKind(te.Type), te.Value)
+				return BadField(k, "Incorrect type. Expected %s, got %s.", jsonKind(te.Type), te.Value)
 			}
-			return badField(k, "Invalid value: %v", err)
+			return BadField(k, "Invalid value: %v", err)
 		}
 	}
 	return nil
@@ -247,15 +246,15 @@ func jsonKind(t reflect.Type) string {
 	return t.String()
 }
 
-// has reports whether a field was sent.
-func has(raw map[string]json.RawMessage, name string) bool {
+// Has reports whether a field was sent.
+func Has(raw map[string]json.RawMessage, name string) bool {
 	_, ok := raw[name]
 	return ok
 }
 
-// requireFields reports missing required fields.
-func requireFields(raw map[string]json.RawMessage, names ...string) error {
-	fe := fieldError{}
+// Require reports missing required fields.
+func Require(raw map[string]json.RawMessage, names ...string) error {
+	fe := FieldErrors{}
 	for _, n := range names {
 		v, ok := raw[n]
 		if !ok || string(v) == "null" || string(v) == `""` {
@@ -268,10 +267,20 @@ func requireFields(raw map[string]json.RawMessage, names ...string) error {
 	return nil
 }
 
-func quoteList(xs []string) string {
-	q := make([]string, len(xs))
-	for i, x := range xs {
-		q[i] = fmt.Sprintf("%q", x)
+// Raw is v's JSON as raw members, the form a task keeps a body in.
+func Raw(v any) map[string]json.RawMessage {
+	b, _ := json.Marshal(v)
+	m := map[string]json.RawMessage{}
+	json.Unmarshal(b, &m)
+	return m
+}
+
+// DecodeBody reads a request body into v strictly (ReadBody, then Decode), with no file
+// parts accepted; it returns the raw members so callers can tell what was sent.
+func DecodeBody(r *http.Request, v any) (map[string]json.RawMessage, error) {
+	raw, err := ReadBody(r, v, nil)
+	if err != nil {
+		return nil, err
 	}
-	return strings.Join(q, ", ")
+	return raw, Decode(raw, v)
 }

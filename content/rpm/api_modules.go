@@ -1,4 +1,4 @@
-package api
+package rpm
 
 import (
 	"context"
@@ -11,7 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"pith/content/rpm"
+	"pith/api/href"
+	"pith/api/rest"
 	"pith/content/rpm/modulemd"
 	"pith/meta"
 	"pith/task"
@@ -50,94 +51,78 @@ func (c *charField) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// rpmModulemdIn is the body of content_rpm_modulemds_create (rpm.Modulemd).
+// rpmModulemdIn is the body of content_rpm_modulemds_create (Modulemd).
 type rpmModulemdIn struct {
-	Repository    *string   `json:"repository" openapi:"format=uri,writeOnly"`
-	PulpLabels    labelsIn  `json:"pulp_labels"`
-	Name          charField `json:"name" openapi:"minLength=1"`
-	Stream        charField `json:"stream" openapi:"minLength=1"`
-	Version       charField `json:"version" openapi:"minLength=1"`
-	StaticContext bool      `json:"static_context" openapi:"optional"`
-	Context       charField `json:"context" openapi:"minLength=1"`
-	Arch          charField `json:"arch" openapi:"minLength=1"`
-	Artifacts     any       `json:"artifacts" openapi:"required,nullable"`
-	Dependencies  any       `json:"dependencies" openapi:"required,nullable"`
-	Packages      []string  `json:"packages"`
-	Snippet       string    `json:"snippet" openapi:"writeOnly,minLength=1"`
-	Profiles      any       `json:"profiles" openapi:"required,nullable"`
-	Description   charField `json:"description" openapi:"minLength=1"`
+	Repository    *string       `json:"repository" openapi:"format=uri,writeOnly"`
+	PulpLabels    rest.LabelsIn `json:"pulp_labels"`
+	Name          charField     `json:"name" openapi:"minLength=1"`
+	Stream        charField     `json:"stream" openapi:"minLength=1"`
+	Version       charField     `json:"version" openapi:"minLength=1"`
+	StaticContext bool          `json:"static_context" openapi:"optional"`
+	Context       charField     `json:"context" openapi:"minLength=1"`
+	Arch          charField     `json:"arch" openapi:"minLength=1"`
+	Artifacts     any           `json:"artifacts" openapi:"required,nullable"`
+	Dependencies  any           `json:"dependencies" openapi:"required,nullable"`
+	Packages      []string      `json:"packages"`
+	Snippet       string        `json:"snippet" openapi:"writeOnly,minLength=1"`
+	Profiles      any           `json:"profiles" openapi:"required,nullable"`
+	Description   charField     `json:"description" openapi:"minLength=1"`
 }
 
 // rpmModulemdDefaultsIn is the body of content_rpm_modulemd_defaults_create
-// (rpm.ModulemdDefaults).
+// (ModulemdDefaults).
 type rpmModulemdDefaultsIn struct {
-	Repository *string   `json:"repository" openapi:"format=uri,writeOnly"`
-	PulpLabels labelsIn  `json:"pulp_labels"`
-	Module     charField `json:"module" openapi:"minLength=1"`
-	Stream     charField `json:"stream" openapi:"minLength=1"`
-	Profiles   any       `json:"profiles" openapi:"required"`
-	Snippet    string    `json:"snippet" openapi:"writeOnly,minLength=1"`
+	Repository *string       `json:"repository" openapi:"format=uri,writeOnly"`
+	PulpLabels rest.LabelsIn `json:"pulp_labels"`
+	Module     charField     `json:"module" openapi:"minLength=1"`
+	Stream     charField     `json:"stream" openapi:"minLength=1"`
+	Profiles   any           `json:"profiles" openapi:"required"`
+	Snippet    string        `json:"snippet" openapi:"writeOnly,minLength=1"`
 }
 
 // rpmModulemdObsoleteIn is the body of content_rpm_modulemd_obsoletes_create
-// (rpm.ModulemdObsolete).
+// (ModulemdObsolete).
 type rpmModulemdObsoleteIn struct {
-	Repository              *string    `json:"repository" openapi:"format=uri,writeOnly"`
-	PulpLabels              labelsIn   `json:"pulp_labels"`
-	Modified                charField  `json:"modified" openapi:"minLength=1"`
-	ModuleName              charField  `json:"module_name" openapi:"minLength=1"`
-	ModuleStream            charField  `json:"module_stream" openapi:"minLength=1"`
-	Message                 charField  `json:"message" openapi:"minLength=1"`
-	OverridePrevious        *charField `json:"override_previous" openapi:"required,minLength=1"`
-	ModuleContext           *charField `json:"module_context" openapi:"required,minLength=1"`
-	EOLDate                 *charField `json:"eol_date" openapi:"required,minLength=1"`
-	ObsoletedByModuleName   *charField `json:"obsoleted_by_module_name" openapi:"required,minLength=1"`
-	ObsoletedByModuleStream *charField `json:"obsoleted_by_module_stream" openapi:"required,minLength=1"`
-	Snippet                 string     `json:"snippet" openapi:"writeOnly,minLength=1"`
+	Repository              *string       `json:"repository" openapi:"format=uri,writeOnly"`
+	PulpLabels              rest.LabelsIn `json:"pulp_labels"`
+	Modified                charField     `json:"modified" openapi:"minLength=1"`
+	ModuleName              charField     `json:"module_name" openapi:"minLength=1"`
+	ModuleStream            charField     `json:"module_stream" openapi:"minLength=1"`
+	Message                 charField     `json:"message" openapi:"minLength=1"`
+	OverridePrevious        *charField    `json:"override_previous" openapi:"required,minLength=1"`
+	ModuleContext           *charField    `json:"module_context" openapi:"required,minLength=1"`
+	EOLDate                 *charField    `json:"eol_date" openapi:"required,minLength=1"`
+	ObsoletedByModuleName   *charField    `json:"obsoleted_by_module_name" openapi:"required,minLength=1"`
+	ObsoletedByModuleStream *charField    `json:"obsoleted_by_module_stream" openapi:"required,minLength=1"`
+	Snippet                 string        `json:"snippet" openapi:"writeOnly,minLength=1"`
 }
 
 // rpmModuleKind describes one of the three create operations.
 type rpmModuleKind struct {
-	kind       string // createArgs.Kind
-	doc        string // the snippet's "document:"
-	collection string
-	bodyName   string
-	body       func() any
+	typ      string // the unit type
+	kind     string // the general_create kind
+	doc      string // the snippet's "document:"
+	bodyName string
+	body     func() any
 }
 
 var rpmModuleKinds = map[string]rpmModuleKind{
-	rpm.ModulemdType: {"rpm_modulemd", "modulemd", "/pulp/api/v3/content/rpm/modulemds/", "rpm.Modulemd",
+	ModulemdType: {ModulemdType, "rpm_modulemd", "modulemd", "rpm.Modulemd",
 		func() any { return &rpmModulemdIn{} }},
-	rpm.DefaultsType: {"rpm_modulemd_defaults", "modulemd-defaults", "/pulp/api/v3/content/rpm/modulemd_defaults/", "rpm.ModulemdDefaults",
+	DefaultsType: {DefaultsType, "rpm_modulemd_defaults", "modulemd-defaults", "rpm.ModulemdDefaults",
 		func() any { return &rpmModulemdDefaultsIn{} }},
-	rpm.ObsoleteType: {"rpm_modulemd_obsolete", "modulemd-obsoletes", "/pulp/api/v3/content/rpm/modulemd_obsoletes/", "rpm.ModulemdObsolete",
+	ObsoleteType: {ObsoleteType, "rpm_modulemd_obsolete", "modulemd-obsoletes", "rpm.ModulemdObsolete",
 		func() any { return &rpmModulemdObsoleteIn{} }},
 }
 
-// rpmModuleKindOf maps a createArgs.Kind back to its description.
-func rpmModuleKindOf(kind string) (rpmModuleKind, bool) {
-	for _, k := range rpmModuleKinds {
-		if k.kind == kind {
-			return k, true
-		}
-	}
-	return rpmModuleKind{}, false
-}
-
-// rpmModuleCreate returns the body, body name and handler of a unit type's create
-// operation; h is nil for types that have none here.
-func (s *Server) rpmModuleCreate(typ string) (body any, bodyName string, h func(w http.ResponseWriter, r *http.Request) error) {
-	k, ok := rpmModuleKinds[typ]
-	if !ok {
-		return nil, "", nil
-	}
-	body = reflect.ValueOf(k.body()).Elem().Interface()
-	return body, k.bodyName, func(w http.ResponseWriter, r *http.Request) error {
-		a, repo, err := s.readRpmModule(r, k)
+// moduleCreateHandler is the create operation of a modular kind.
+func (p *Plugin) moduleCreateHandler(k rpmModuleKind) rest.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		a, repo, err := p.readRpmModule(r, k)
 		if err != nil {
 			return err
 		}
-		return s.dispatchCreate(w, r, k.kind, k.collection, a, repo)
+		return p.core.Env().DispatchCreate(w, r, k.kind, href.Root+"content/"+segmentOf(k.typ)+"/", a, repo)
 	}
 }
 
@@ -155,7 +140,7 @@ type RpmModuleArgs struct {
 type modChecks struct {
 	raw  map[string]json.RawMessage
 	form bool // a form body: an empty value of a nullable field is null, as DRF reads it
-	fe   fieldError
+	fe   rest.FieldErrors
 }
 
 func (c *modChecks) fail(field, format string, args ...any) {
@@ -287,17 +272,17 @@ func (c *modChecks) disagree(field string, got, want any) {
 // readRpmModule reads and checks a modular create body: the snippet must be one
 // document of the operation's kind, every required field present and agreeing with
 // it, the packages and the repository must exist.
-func (s *Server) readRpmModule(r *http.Request, k rpmModuleKind) (RpmModuleArgs, *meta.Repository, error) {
+func (p *Plugin) readRpmModule(r *http.Request, k rpmModuleKind) (RpmModuleArgs, *meta.Repository, error) {
 	in := k.body()
-	raw, err := readBody(r, in, nil)
+	raw, err := rest.ReadBody(r, in, nil)
 	if err == nil {
-		err = decode(raw, in)
+		err = rest.Decode(raw, in)
 	}
 	if err != nil {
 		return RpmModuleArgs{}, nil, err
 	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	c := &modChecks{raw: raw, form: ct != "" && ct != "application/json", fe: fieldError{}}
+	c := &modChecks{raw: raw, form: ct != "" && ct != "application/json", fe: rest.FieldErrors{}}
 	var a RpmModuleArgs
 	if v, ok := c.value("snippet", false); ok {
 		a.Snippet = charText(v)
@@ -313,7 +298,7 @@ func (s *Server) readRpmModule(r *http.Request, k rpmModuleKind) (RpmModuleArgs,
 	}
 	check := doc.Type != "" // the fields are compared only with a good snippet
 	var repository *string
-	var labels labelsIn
+	var labels rest.LabelsIn
 	switch in := in.(type) {
 	case *rpmModulemdIn:
 		repository, labels = in.Repository, in.PulpLabels
@@ -339,7 +324,7 @@ func (s *Server) readRpmModule(r *http.Request, k rpmModuleKind) (RpmModuleArgs,
 		} else {
 			c.present("name", "stream", "version", "context", "arch", "description", "artifacts", "dependencies", "profiles")
 		}
-		a.Packages = s.modulePackages(r.Context(), c, in.Packages)
+		a.Packages = p.modulePackages(r.Context(), c, in.Packages)
 	case *rpmModulemdDefaultsIn:
 		repository, labels = in.Repository, in.PulpLabels
 		if check {
@@ -371,14 +356,14 @@ func (s *Server) readRpmModule(r *http.Request, k rpmModuleKind) (RpmModuleArgs,
 	var repo *meta.Repository
 	if repository != nil {
 		var err error
-		if repo, err = repositoryOf(r.Context(), s.db, "repository", *repository, "repositories/rpm/rpm/"); err != nil {
-			c.fe["repository"] = err.(fieldError)["repository"]
+		if repo, err = p.core.Env().Repository(r.Context(), "repository", *repository, RepoType); err != nil {
+			c.fe["repository"] = err.(rest.FieldErrors)["repository"]
 		}
 	}
 	if len(c.fe) > 0 {
 		return a, nil, c.fe
 	}
-	if a.Labels, err = setLabels(labels); err != nil {
+	if a.Labels, err = rest.SetLabels(labels); err != nil {
 		return a, nil, err
 	}
 	if repo != nil {
@@ -431,21 +416,21 @@ func (c *modChecks) flag(field string, want *modulemd.Flag) {
 
 // modulePackages checks a modulemd's package hrefs (each must name a stored rpm
 // package) and returns them in canonical form, without repeats; never nil.
-func (s *Server) modulePackages(ctx context.Context, c *modChecks, hrefs []string) []string {
+func (p *Plugin) modulePackages(ctx context.Context, c *modChecks, hrefs []string) []string {
 	out := []string{}
 	seen := map[string]bool{}
 	for _, h := range hrefs {
-		id, err := hrefOf("packages", h, "content/rpm/packages/")
+		id, err := rest.HrefOf("packages", h, "content/rpm/packages/")
 		if err != nil {
-			c.fail("packages", "%s", err.(fieldError)["packages"][0])
+			c.fail("packages", "%s", err.(rest.FieldErrors)["packages"][0])
 			continue
 		}
-		u, err := meta.ContentByPulpID(ctx, s.db, id)
-		if err != nil || u.Type != rpm.PackageType {
+		u, err := meta.ContentByPulpID(ctx, p.db, id)
+		if err != nil || u.Type != PackageType {
 			c.fail("packages", "Invalid hyperlink - Object does not exist: %q.", h)
 			continue
 		}
-		if href := contentHref(rpm.PackageType, id); !seen[href] {
+		if href := href.Content(segmentOf(PackageType), id); !seen[href] {
 			seen[href] = true
 			out = append(out, href)
 		}
@@ -466,36 +451,38 @@ func parseModuleSnippet(snippet, want string) (modulemd.Document, error) {
 	return doc, nil
 }
 
-// runRpmModule is the task of the three modular create operations.
-func (s *Server) runRpmModule(ctx context.Context, r *task.Run, kind string, a RpmModuleArgs) error {
-	k, ok := rpmModuleKindOf(kind)
-	if !ok {
-		return fmt.Errorf("unknown modular create kind %q", kind)
+// moduleCreator is the general_create task of a modular kind.
+func (p *Plugin) moduleCreator(k rpmModuleKind) rest.Creator {
+	return func(ctx context.Context, r *task.Run, body json.RawMessage) error {
+		var a RpmModuleArgs
+		if err := json.Unmarshal(body, &a); err != nil {
+			return err
+		}
+		return p.core.CreateUnit(ctx, r, "", nil, a.Repository, func() (meta.Content, error) {
+			doc, err := parseModuleSnippet(a.Snippet, k.doc)
+			if err != nil {
+				return meta.Content{}, err
+			}
+			if doc.Module != nil {
+				for _, h := range a.Packages {
+					hp, ok := href.Parse(h)
+					if !ok {
+						return meta.Content{}, fmt.Errorf("package %s: not a package href", h)
+					}
+					if _, err := meta.ContentByPulpID(ctx, p.db, hp.ID); err != nil {
+						return meta.Content{}, fmt.Errorf("package %s: %w", h, err)
+					}
+				}
+				doc.Module.Packages = a.Packages
+				if doc.Module.Packages == nil {
+					doc.Module.Packages = []string{}
+				}
+			}
+			unit, err := DocumentUnit(doc)
+			if err != nil {
+				return meta.Content{}, err
+			}
+			return StoreUnit(ctx, p.db, unit, a.Labels)
+		})
 	}
-	return s.runContentCreate(ctx, r, "", nil, a.Repository, func() (meta.Content, error) {
-		doc, err := parseModuleSnippet(a.Snippet, k.doc)
-		if err != nil {
-			return meta.Content{}, err
-		}
-		if doc.Module != nil {
-			for _, h := range a.Packages {
-				p, ok := parseHref(h)
-				if !ok {
-					return meta.Content{}, fmt.Errorf("package %s: not a package href", h)
-				}
-				if _, err := meta.ContentByPulpID(ctx, s.db, p.id); err != nil {
-					return meta.Content{}, fmt.Errorf("package %s: %w", h, err)
-				}
-			}
-			doc.Module.Packages = a.Packages
-			if doc.Module.Packages == nil {
-				doc.Module.Packages = []string{}
-			}
-		}
-		unit, err := rpm.DocumentUnit(doc)
-		if err != nil {
-			return meta.Content{}, err
-		}
-		return rpm.StoreUnit(ctx, s.db, unit, a.Labels)
-	})
 }

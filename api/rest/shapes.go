@@ -1,19 +1,44 @@
-package api
+package rest
 
-// Shapes of the resources: the parts every type shares, and the file plugin's own.
+import (
+	"pith/api/href"
+	"pith/meta"
+)
 
-// repoIn is the body every repository type takes; a type embeds it and adds its own
-// fields, which the attrs column holds (under Pulp's names).
-type repoIn struct {
-	PulpLabels         labelsIn `json:"pulp_labels"`
+// The request and response shapes every type shares. Each is both what handlers decode
+// or render and what the OpenAPI document describes (by reflection), so the two cannot
+// disagree. Struct tags `openapi:"..."` carry what JSON tags can't (format, nullable,
+// readOnly). A type's own shapes embed these and add its fields, which the attrs column
+// of the row holds under Pulp's names.
+
+// TaskRef is the body of a 202: exactly {"task": href}.
+type TaskRef struct {
+	Task string `json:"task" openapi:"format=uri,desc=The href of the task."`
+}
+
+// TaskGroupRef is the body of a 202 that dispatched a task group.
+type TaskGroupRef struct {
+	TaskGroup string `json:"task_group" openapi:"format=uri"`
+}
+
+// RepoIn is the body every repository type takes.
+type RepoIn struct {
+	PulpLabels         LabelsIn `json:"pulp_labels"`
 	Name               string   `json:"name" openapi:"minLength=1"`
 	Description        *string  `json:"description" openapi:"nullable,minLength=1"`
 	RetainRepoVersions *int64   `json:"retain_repo_versions" openapi:"nullable,minimum=1"`
 	Remote             *string  `json:"remote" openapi:"format=uri,nullable"`
 }
 
-// repoResponse is what every repository type shows.
-type repoResponse struct {
+// Repo gives a type's body (which embeds RepoIn) to the generic code.
+func (r *RepoIn) Repo() *RepoIn { return r }
+
+// RepoBody is a repository type's body: it embeds RepoIn. One that also implements
+// Validator checks its own fields.
+type RepoBody interface{ Repo() *RepoIn }
+
+// RepoResponse is what every repository type shows.
+type RepoResponse struct {
 	PulpHref           string            `json:"pulp_href" openapi:"format=uri,readOnly"`
 	Prn                string            `json:"prn" openapi:"readOnly"`
 	PulpCreated        string            `json:"pulp_created" openapi:"format=date-time,readOnly"`
@@ -27,37 +52,22 @@ type repoResponse struct {
 	Remote             *string           `json:"remote" openapi:"format=uri,nullable"`
 }
 
-// fileRepoAttrs are what a file repository adds (its attrs).
-type fileRepoAttrs struct {
-	Autopublish bool    `json:"autopublish" openapi:"default=false"`
-	Manifest    *string `json:"manifest" openapi:"nullable,minLength=1,default=PULP_MANIFEST"`
-}
+// Repo gives a type's view (which embeds RepoResponse) to the generic code.
+func (r *RepoResponse) Repo() *RepoResponse { return r }
 
-type fileRepositoryIn struct {
-	repoIn
-	fileRepoAttrs
-}
+// RepoView is a repository type's response: it embeds RepoResponse.
+type RepoView interface{ Repo() *RepoResponse }
 
-func (f *fileRepositoryIn) validate() error {
-	if f.Manifest != nil && *f.Manifest == "" {
-		return badField("manifest", "This field may not be blank.")
-	}
-	return nil
-}
+// Validator is a body that checks its type's own fields.
+type Validator interface{ Validate() error }
 
-type fileRepositoryResponse struct {
-	repoResponse
-	Autopublish bool    `json:"autopublish"`
-	Manifest    *string `json:"manifest" openapi:"nullable"`
-}
-
-// remoteIn is the body every remote type takes; a type with fields of its own embeds it.
-// The attrs column holds the body's JSON without name, url, policy and labels (those are
-// columns), under Pulp's field names, which content.DownloadConfig reads.
-type remoteIn struct {
+// RemoteIn is the body every remote type takes. The attrs column holds the body's JSON
+// without name, url, policy and labels (those are columns), under Pulp's field names,
+// which content.DownloadConfig reads.
+type RemoteIn struct {
 	Name                string              `json:"name" openapi:"minLength=1"`
 	URL                 string              `json:"url" openapi:"minLength=1"`
-	PulpLabels          labelsIn            `json:"pulp_labels"`
+	PulpLabels          LabelsIn            `json:"pulp_labels"`
 	Policy              string              `json:"policy" openapi:"enum=immediate|on_demand|streamed,default=immediate"`
 	CACert              *string             `json:"ca_cert" openapi:"nullable,minLength=1"`
 	ClientCert          *string             `json:"client_cert" openapi:"nullable,minLength=1"`
@@ -78,13 +88,20 @@ type remoteIn struct {
 	RateLimit           *int64              `json:"rate_limit" openapi:"nullable"`
 }
 
-type hiddenField struct {
+// Remote gives a type's body (which embeds RemoteIn) to the generic code.
+func (r *RemoteIn) Remote() *RemoteIn { return r }
+
+// RemoteBody is a remote type's body: it embeds RemoteIn.
+type RemoteBody interface{ Remote() *RemoteIn }
+
+// HiddenField says whether a write-only remote field is set.
+type HiddenField struct {
 	Name  string `json:"name"`
 	IsSet bool   `json:"is_set"`
 }
 
-// remoteResponse is what every remote type shows; a type with fields of its own embeds it.
-type remoteResponse struct {
+// RemoteResponse is what every remote type shows.
+type RemoteResponse struct {
 	PulpHref            string              `json:"pulp_href" openapi:"format=uri,readOnly"`
 	Prn                 string              `json:"prn" openapi:"readOnly"`
 	PulpCreated         string              `json:"pulp_created" openapi:"format=date-time,readOnly"`
@@ -105,47 +122,35 @@ type remoteResponse struct {
 	Headers             []map[string]string `json:"headers"`
 	DownloadConcurrency *int64              `json:"download_concurrency" openapi:"nullable"`
 	RateLimit           *int64              `json:"rate_limit" openapi:"nullable"`
-	HiddenFields        []hiddenField       `json:"hidden_fields" openapi:"readOnly"`
+	HiddenFields        []HiddenField       `json:"hidden_fields" openapi:"readOnly"`
 }
 
-type filePublicationIn struct {
-	RepositoryVersion *string `json:"repository_version" openapi:"format=uri"`
-	Repository        *string `json:"repository" openapi:"format=uri,desc=A URI of the repository to be published."`
-	Manifest          *string `json:"manifest" openapi:"nullable,minLength=1,default=PULP_MANIFEST"`
-	Checkpoint        bool    `json:"checkpoint" openapi:"optional"`
-}
+// Remote gives a type's view (which embeds RemoteResponse) to the generic code.
+func (r *RemoteResponse) Remote() *RemoteResponse { return r }
 
-type filePublicationResponse struct {
-	PulpHref          string   `json:"pulp_href" openapi:"format=uri,readOnly"`
-	Prn               string   `json:"prn" openapi:"readOnly"`
-	PulpCreated       string   `json:"pulp_created" openapi:"format=date-time,readOnly"`
-	PulpLastUpdated   string   `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
-	RepositoryVersion string   `json:"repository_version" openapi:"format=uri"`
-	Repository        string   `json:"repository" openapi:"format=uri"`
-	Distributions     []string `json:"distributions" openapi:"readOnly"`
-	Manifest          *string  `json:"manifest" openapi:"nullable"`
-	Checkpoint        bool     `json:"checkpoint"`
-}
+// RemoteView is a remote type's response: it embeds RemoteResponse.
+type RemoteView interface{ Remote() *RemoteResponse }
 
-type filePubAttrs struct {
-	Manifest *string `json:"manifest"`
-}
-
-// distIn is the body every distribution type takes; a type embeds it and adds its own
-// fields, which the attrs column holds.
-type distIn struct {
+// DistIn is the body every distribution type takes.
+type DistIn struct {
 	BasePath     string   `json:"base_path" openapi:"minLength=1"`
 	ContentGuard *string  `json:"content_guard" openapi:"format=uri,nullable"`
 	Hidden       bool     `json:"hidden" openapi:"default=false"`
-	PulpLabels   labelsIn `json:"pulp_labels"`
+	PulpLabels   LabelsIn `json:"pulp_labels"`
 	Name         string   `json:"name" openapi:"minLength=1"`
 	Repository   *string  `json:"repository" openapi:"format=uri,nullable"`
 	Publication  *string  `json:"publication" openapi:"format=uri,nullable"`
 	Checkpoint   bool     `json:"checkpoint" openapi:"optional"`
 }
 
-// distResponse is what every distribution type shows.
-type distResponse struct {
+// Dist gives a type's body (which embeds DistIn) to the generic code.
+func (d *DistIn) Dist() *DistIn { return d }
+
+// DistBody is a distribution type's body: it embeds DistIn.
+type DistBody interface{ Dist() *DistIn }
+
+// DistResponse is what every distribution type shows.
+type DistResponse struct {
 	PulpHref             string            `json:"pulp_href" openapi:"format=uri,readOnly"`
 	Prn                  string            `json:"prn" openapi:"readOnly"`
 	PulpCreated          string            `json:"pulp_created" openapi:"format=date-time,readOnly"`
@@ -162,11 +167,43 @@ type distResponse struct {
 	Checkpoint           bool              `json:"checkpoint"`
 }
 
-// contentIn is what every content create body takes: where the file comes from (exactly
+// Dist gives a type's view (which embeds DistResponse) to the generic code.
+func (d *DistResponse) Dist() *DistResponse { return d }
+
+// DistView is a distribution type's response: it embeds DistResponse.
+type DistView interface{ Dist() *DistResponse }
+
+// PublicationIn is what every publication create body takes: what to publish.
+type PublicationIn struct {
+	RepositoryVersion *string `json:"repository_version" openapi:"format=uri"`
+	Repository        *string `json:"repository" openapi:"format=uri,desc=A URI of the repository to be published."`
+	Checkpoint        bool    `json:"checkpoint" openapi:"optional"`
+}
+
+// PublicationResponse is what every publication type shows.
+type PublicationResponse struct {
+	PulpHref          string `json:"pulp_href" openapi:"format=uri,readOnly"`
+	Prn               string `json:"prn" openapi:"readOnly"`
+	PulpCreated       string `json:"pulp_created" openapi:"format=date-time,readOnly"`
+	PulpLastUpdated   string `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
+	RepositoryVersion string `json:"repository_version" openapi:"format=uri"`
+	Repository        string `json:"repository" openapi:"format=uri"`
+}
+
+// NewPublicationResponse fills the head of publication p of a kind whose PRN model is
+// prn.
+func NewPublicationResponse(p meta.Publication, prn string) PublicationResponse {
+	return PublicationResponse{
+		PulpHref: href.Publication(p.Type, p.PulpID), Prn: href.PRN(prn, p.PulpID), PulpCreated: Time(p.Created), PulpLastUpdated: Time(p.Updated),
+		RepositoryVersion: href.Version(p.RepoType, p.RepoPulpID, p.VersionNumber), Repository: href.Repository(p.RepoType, p.RepoPulpID),
+	}
+}
+
+// ContentIn is what every content create body takes: where the file comes from (exactly
 // one of file, artifact, upload and file_url), labels, and the repository to add to.
-type contentIn struct {
+type ContentIn struct {
 	Repository *string  `json:"repository" openapi:"format=uri,writeOnly"`
-	PulpLabels labelsIn `json:"pulp_labels"`
+	PulpLabels LabelsIn `json:"pulp_labels"`
 	Artifact   *string  `json:"artifact" openapi:"format=uri,writeOnly"`
 	File       *string  `json:"file" openapi:"format=binary,writeOnly"`
 	Upload     *string  `json:"upload" openapi:"format=uri,writeOnly"`
@@ -174,41 +211,57 @@ type contentIn struct {
 	Downloader any      `json:"downloader_config" openapi:"writeOnly,nullable"`
 }
 
-func (c *contentIn) common() *contentIn { return c }
+// Content gives a type's body (which embeds ContentIn) to the generic code.
+func (c *ContentIn) Content() *ContentIn { return c }
 
-type fileContentIn struct {
-	contentIn
-	RelativePath string `json:"relative_path" openapi:"minLength=1"`
-}
+// ContentBody is a content create body: it embeds ContentIn.
+type ContentBody interface{ Content() *ContentIn }
 
-type fileContentResponse struct {
+// UnitHead is the head of every unit as Pulp shows it: identity and labels.
+type UnitHead struct {
 	PulpHref        string            `json:"pulp_href" openapi:"format=uri,readOnly"`
 	Prn             string            `json:"prn" openapi:"readOnly"`
 	PulpCreated     string            `json:"pulp_created" openapi:"format=date-time,readOnly"`
 	PulpLastUpdated string            `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
 	PulpLabels      map[string]string `json:"pulp_labels"`
 	VulnReport      *string           `json:"vuln_report" openapi:"format=uri,readOnly"`
-	Artifact        *string           `json:"artifact" openapi:"format=uri"`
-	RelativePath    string            `json:"relative_path"`
+}
+
+// NewUnitHead fills the head of unit c of a kind whose href segment is segment and PRN
+// model prn.
+func NewUnitHead(c meta.Content, segment, prn string) UnitHead {
+	return UnitHead{PulpHref: href.Content(segment, c.PulpID), Prn: href.PRN(prn, c.PulpID), PulpCreated: Time(c.Created),
+		PulpLastUpdated: Time(c.Updated), PulpLabels: c.Labels}
+}
+
+// ArtifactUnit is the head of a unit with one artifact as Pulp shows it: identity,
+// labels and the artifact with its digests.
+type ArtifactUnit struct {
+	PulpHref        string            `json:"pulp_href" openapi:"format=uri,readOnly"`
+	Prn             string            `json:"prn" openapi:"readOnly"`
+	PulpCreated     string            `json:"pulp_created" openapi:"format=date-time,readOnly"`
+	PulpLastUpdated string            `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
 	MD5             *string           `json:"md5" openapi:"readOnly"`
 	SHA1            *string           `json:"sha1" openapi:"readOnly"`
 	SHA224          *string           `json:"sha224" openapi:"readOnly"`
 	SHA256          *string           `json:"sha256" openapi:"readOnly"`
 	SHA384          *string           `json:"sha384" openapi:"readOnly"`
 	SHA512          *string           `json:"sha512" openapi:"readOnly"`
-}
-
-type fileSyncIn struct {
-	Remote *string `json:"remote" openapi:"format=uri"`
-	Mirror bool    `json:"mirror" openapi:"default=false"`
-}
-
-// contentResponse is the generic content list's item.
-type contentResponse struct {
-	PulpHref        string            `json:"pulp_href" openapi:"format=uri,readOnly"`
-	Prn             string            `json:"prn" openapi:"readOnly"`
-	PulpCreated     string            `json:"pulp_created" openapi:"format=date-time,readOnly"`
-	PulpLastUpdated string            `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
 	PulpLabels      map[string]string `json:"pulp_labels"`
 	VulnReport      *string           `json:"vuln_report" openapi:"format=uri,readOnly"`
+	Artifact        *string           `json:"artifact" openapi:"format=uri"`
+}
+
+// NewArtifactUnit fills the head of unit c (href segment segment, PRN model prn), with
+// its artifact when it has one.
+func NewArtifactUnit(c meta.Content, segment, prn string, a *meta.Artifact) ArtifactUnit {
+	out := ArtifactUnit{PulpHref: href.Content(segment, c.PulpID), Prn: href.PRN(prn, c.PulpID), PulpCreated: Time(c.Created),
+		PulpLastUpdated: Time(c.Updated), PulpLabels: c.Labels}
+	if a != nil {
+		h := href.Artifact(a.PulpID)
+		out.Artifact = &h
+		sha := a.SHA256
+		out.MD5, out.SHA1, out.SHA224, out.SHA256, out.SHA384, out.SHA512 = a.MD5, a.SHA1, a.SHA224, &sha, a.SHA384, a.SHA512
+	}
+	return out
 }

@@ -1,10 +1,11 @@
-package api
+package rpm
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"pith/api/rest"
+)
 
 // Shapes of the rpm plugin's resources: what they add to the common ones.
-
-const rpmType = "rpm.rpm"
 
 // rpmRepoAttrs are what an rpm repository adds (its attrs).
 type rpmRepoAttrs struct {
@@ -20,7 +21,7 @@ type rpmRepoAttrs struct {
 }
 
 type rpmRepositoryIn struct {
-	repoIn
+	rest.RepoIn
 	rpmRepoAttrs
 }
 
@@ -32,15 +33,15 @@ var (
 
 func (r *rpmRepositoryIn) validate() error {
 	if r.PackageSigningService != nil {
-		return badField("package_signing_service", "Package signing is not supported by this server yet.")
+		return rest.BadField("package_signing_service", "Package signing is not supported by this server yet.")
 	}
 	if r.MetadataSigningService != nil {
-		if _, err := hrefOf("metadata_signing_service", *r.MetadataSigningService, "signing-services/"); err != nil {
+		if _, err := rest.HrefOf("metadata_signing_service", *r.MetadataSigningService, "signing-services/"); err != nil {
 			return err
 		}
 	}
 	if r.RetainPackageVersions < 0 {
-		return badField("retain_package_versions", "Ensure this value is greater than or equal to 0.")
+		return rest.BadField("retain_package_versions", "Ensure this value is greater than or equal to 0.")
 	}
 	return checkRpmOptions(r.ChecksumType, r.CompressionType, r.Layout, r.RepoConfig)
 }
@@ -53,20 +54,20 @@ func checkRpmOptions(checksum, compression, layout *string, repoConfig json.RawM
 		ok    map[string]bool
 	}{{"checksum_type", checksum, checksumTypes}, {"compression_type", compression, compressionTypes}, {"layout", layout, layouts}} {
 		if c.v != nil && !c.ok[*c.v] {
-			return badField(c.field, "%q is not a valid choice.", *c.v)
+			return rest.BadField(c.field, "%q is not a valid choice.", *c.v)
 		}
 	}
 	if len(repoConfig) > 0 && string(repoConfig) != "null" {
 		var m map[string]any
 		if json.Unmarshal(repoConfig, &m) != nil {
-			return badField("repo_config", "Must be a JSON object of config.repo settings.")
+			return rest.BadField("repo_config", "Must be a JSON object of config.repo settings.")
 		}
 	}
 	return nil
 }
 
 type rpmRepositoryResponse struct {
-	repoResponse
+	rest.RepoResponse
 	rpmRepoAttrs
 	MetadataChecksumType *string `json:"metadata_checksum_type" openapi:"nullable,readOnly"`
 	PackageChecksumType  *string `json:"package_checksum_type" openapi:"nullable,readOnly"`
@@ -80,12 +81,12 @@ type rpmRemoteAttrs struct {
 }
 
 type rpmRemoteIn struct {
-	remoteIn
+	rest.RemoteIn
 	rpmRemoteAttrs
 }
 
 type rpmRemoteResponse struct {
-	remoteResponse
+	rest.RemoteResponse
 	rpmRemoteAttrs
 }
 
@@ -94,32 +95,25 @@ type rpmDistAttrs struct {
 }
 
 type rpmDistributionIn struct {
-	distIn
+	rest.DistIn
 	rpmDistAttrs
 }
 
 type rpmDistributionResponse struct {
-	distResponse
+	rest.DistResponse
 	rpmDistAttrs
 }
 
 type rpmPublicationIn struct {
-	RepositoryVersion *string         `json:"repository_version" openapi:"format=uri"`
-	Repository        *string         `json:"repository" openapi:"format=uri,desc=A URI of the repository to be published."`
-	Checkpoint        bool            `json:"checkpoint" openapi:"optional"`
-	ChecksumType      *string         `json:"checksum_type" openapi:"enum=unknown|md5|sha1|sha224|sha256|sha384|sha512,optional"`
-	RepoConfig        json.RawMessage `json:"repo_config"`
-	CompressionType   *string         `json:"compression_type" openapi:"enum=zstd|gz|none,optional"`
-	Layout            *string         `json:"layout" openapi:"enum=nested_alphabetically|flat|nested_by_digest|nested_by_both,nullable"`
+	rest.PublicationIn
+	ChecksumType    *string         `json:"checksum_type" openapi:"enum=unknown|md5|sha1|sha224|sha256|sha384|sha512,optional"`
+	RepoConfig      json.RawMessage `json:"repo_config"`
+	CompressionType *string         `json:"compression_type" openapi:"enum=zstd|gz|none,optional"`
+	Layout          *string         `json:"layout" openapi:"enum=nested_alphabetically|flat|nested_by_digest|nested_by_both,nullable"`
 }
 
 type rpmPublicationResponse struct {
-	PulpHref             string          `json:"pulp_href" openapi:"format=uri,readOnly"`
-	Prn                  string          `json:"prn" openapi:"readOnly"`
-	PulpCreated          string          `json:"pulp_created" openapi:"format=date-time,readOnly"`
-	PulpLastUpdated      string          `json:"pulp_last_updated" openapi:"format=date-time,readOnly"`
-	RepositoryVersion    string          `json:"repository_version" openapi:"format=uri"`
-	Repository           string          `json:"repository" openapi:"format=uri"`
+	rest.PublicationResponse
 	Checkpoint           bool            `json:"checkpoint"`
 	ChecksumType         string          `json:"checksum_type"`
 	MetadataChecksumType string          `json:"metadata_checksum_type" openapi:"readOnly"`

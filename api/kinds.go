@@ -1,0 +1,157 @@
+package api
+
+import (
+	"strings"
+
+	"pith/api/href"
+	"pith/api/openapi"
+	"pith/api/rest"
+)
+
+// kindOps are the generic operations of every declared kind: for a repository type
+// "rpm.rpm", operations repositories_rpm_rpm_*, hrefs {rpm_rpm_repository_href}, tags
+// "Repositories: Rpm" and schemas rpm.RpmRepository(Response); likewise for remotes,
+// distributions, publications (whose create is the type's own) and units.
+func (s *Server) kindOps(t *rest.Table) []rest.Op {
+	var ops []rest.Op
+	add := func(op rest.Op) { ops = append(ops, op) }
+	pg := t.Paginated
+	async := t.Async()
+	r := func(code int, schema string) []openapi.Response { return []openapi.Response{rest.Resp(code, schema)} }
+	root := href.Root
+	name := func(typ string) string { return strings.ReplaceAll(href.Segment(typ), "/", "_") } // "rpm.rpm" → "rpm_rpm"
+
+	for _, k := range t.Repositories() {
+		k := k
+		rl := repoListSpec(&k)
+		pn, rh, repoOps := s.crudOps(t, crudKind{collection: "repositories", one: "repository", typ: k.Type, title: k.Title, schema: k.Schema,
+			body: func() any { return k.Body() }, view: k.View(), list: &rl, listH: s.repoList(&k), createH: s.repoCreate(k), readH: s.repoRead,
+			createCode: 201, labelCode: 201, labels: s.repoLabels})
+		ops = append(ops, repoOps...)
+		pat, tag := root+"repositories/"+href.Segment(k.Type)+"/", "Repositories: "+k.Title
+		if k.Sync != nil {
+			add(rest.Op{ID: "repositories_" + pn + "_sync", Method: "POST", Path: rh + "sync/", Pattern: pat + "{id}/sync/{$}", Tag: tag,
+				Body: k.Sync.Body, BodyName: k.Sync.BodyName, Media: rest.JSONForms, Responses: r(202, async), Handler: k.Sync.Handler})
+		}
+		add(rest.Op{ID: "repositories_" + pn + "_modify", Method: "POST", Path: rh + "modify/", Pattern: pat + "{id}/modify/{$}", Tag: tag,
+			Body: modifyIn{}, BodyName: "RepositoryAddRemoveContent", Media: rest.JSONForms, Responses: r(202, async), Handler: s.repoModify})
+		version := t.Schema("RepositoryVersionResponse", versionResponse{})
+		vl := versionListSpec()
+		vh := "{" + pn + "_repository_version_href}"
+		vtag := "Repositories: " + k.Title + " Versions"
+		add(rest.Op{ID: "repositories_" + pn + "_versions_list", Method: "GET", Path: rh + "versions/", Pattern: pat + "{id}/versions/{$}", Tag: vtag,
+			List: &vl, Responses: r(200, pg(version)), Handler: s.versionList(true)})
+		add(rest.Op{ID: "repositories_" + pn + "_versions_read", Method: "GET", Path: vh, Pattern: pat + "{id}/versions/{n}/{$}", Tag: vtag, Detail: true,
+			Responses: r(200, version), Handler: s.versionRead})
+		add(rest.Op{ID: "repositories_" + pn + "_versions_delete", Method: "DELETE", Path: vh, Pattern: pat + "{id}/versions/{n}/{$}", Tag: vtag,
+			Responses: r(202, async), Handler: s.versionDelete})
+		add(rest.Op{ID: "repositories_" + pn + "_versions_repair", Method: "POST", Path: vh + "repair/", Pattern: pat + "{id}/versions/{n}/repair/{$}", Tag: vtag,
+			Body: repairIn{}, BodyName: "Repair", Media: rest.JSONForms, Responses: r(202, async), Handler: s.versionRepair})
+	}
+	for _, k := range t.Remotes() {
+		k := k
+		ml := remoteListSpec(&k)
+		_, _, remoteOps := s.crudOps(t, crudKind{collection: "remotes", one: "remote", typ: k.Type, title: k.Title, schema: k.Schema,
+			body: func() any { return k.Body() }, view: k.View(), list: &ml, listH: s.remoteList(&k), createH: s.remoteCreate(k), readH: s.remoteRead,
+			createCode: 201, labelCode: 201, labels: s.remoteLabels})
+		ops = append(ops, remoteOps...)
+	}
+	for _, k := range t.Distributions() {
+		k := k
+		dl := distListSpec(&k)
+		_, _, distOps := s.crudOps(t, crudKind{collection: "distributions", one: "distribution", typ: k.Type, title: k.Title, schema: k.Schema,
+			body: func() any { return k.Body() }, view: k.View(), list: &dl, listH: s.distList(&k), createH: s.distCreate(k), readH: s.distRead,
+			createCode: 202, labelCode: 200, labels: s.distLabels})
+		ops = append(ops, distOps...)
+	}
+
+	for _, k := range t.Publications() {
+		k := k
+		pub := t.Schema(k.Schema+"PublicationResponse", k.View)
+		pl := pubListSpec(&k)
+		pn, pat := name(k.Type), root+"publications/"+href.Segment(k.Type)+"/"
+		ph := "{" + pn + "_publication_href}"
+		tag := "Publications: " + k.Title
+		add(rest.Op{ID: "publications_" + pn + "_list", Method: "GET", Path: pat, Pattern: pat + "{$}", Tag: tag,
+			List: &pl, Responses: r(200, pg(pub)), Handler: s.pubList(&k)})
+		add(rest.Op{ID: "publications_" + pn + "_create", Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: tag,
+			Body: k.Create.Body, BodyName: k.Create.BodyName, Media: rest.JSONForms, Responses: r(202, async), Handler: k.Create.Handler})
+		add(rest.Op{ID: "publications_" + pn + "_read", Method: "GET", Path: ph, Pattern: pat + "{id}/{$}", Tag: tag, Detail: true,
+			Responses: r(200, pub), Handler: s.pubRead})
+		add(rest.Op{ID: "publications_" + pn + "_delete", Method: "DELETE", Path: ph, Pattern: pat + "{id}/{$}", Tag: tag,
+			Responses: r(204, ""), Handler: s.pubDelete})
+	}
+
+	for _, k := range t.Units() {
+		k := k
+		unit := t.Schema(k.Schema, k.View)
+		l := unitListSpec(&k)
+		pat := root + "content/" + k.Segment + "/"
+		id := "content_" + strings.ReplaceAll(k.Segment, "/", "_")
+		add(rest.Op{ID: id + "_list", Method: "GET", Path: pat, Pattern: pat + "{$}", Tag: k.Tag,
+			List: &l, Responses: r(200, pg(unit)), Handler: s.contentList(&k)})
+		add(rest.Op{ID: id + "_read", Method: "GET", Path: k.Href, Pattern: pat + "{id}/{$}", Tag: k.Tag, Detail: true,
+			Responses: r(200, unit), Handler: s.unitRead(k)})
+		ops = append(ops, s.labelOps(t, id, k.Href, pat, k.Tag, k.LabelStatus, s.contentLabels)...)
+	}
+	return ops
+}
+
+// crudKind is a repository, remote or distribution type as crudOps needs it.
+type crudKind struct {
+	collection, one       string // "repositories", "repository"
+	typ, title, schema    string
+	body                  func() any // a fresh body of the kind
+	view                  any        // its response shape
+	list                  *rest.ListSpec
+	listH, createH, readH rest.HandlerFunc
+	createCode, labelCode int // Pulp answers a distribution's create 202 and its labels 200
+	labels                labelStore
+}
+
+// crudOps are the list, create, read, update, partial update, delete and label
+// operations of a repository, remote or distribution type; updates and deletes are
+// Pulp's general tasks. It returns the operations' name ("rpm_rpm") and href template.
+func (s *Server) crudOps(t *rest.Table, c crudKind) (string, string, []rest.Op) {
+	pn := strings.ReplaceAll(href.Segment(c.typ), "/", "_")
+	pat := href.Root + c.collection + "/" + href.Segment(c.typ) + "/"
+	h := "{" + pn + "_" + c.one + "_href}"
+	tag := strings.ToUpper(c.collection[:1]) + c.collection[1:] + ": " + c.title
+	name := c.schema + strings.ToUpper(c.one[:1]) + c.one[1:] // "rpm.RpmRepository"
+	view := t.Schema(name+"Response", c.view)
+	async := t.Async()
+	lock := selfLock(c.collection + "/" + href.Segment(c.typ) + "/")
+	r := func(code int, schema string) []openapi.Response { return []openapi.Response{rest.Resp(code, schema)} }
+	created := r(201, view)
+	if c.createCode == 202 {
+		created = r(202, async)
+	}
+	updated := []openapi.Response{rest.Resp(200, view), rest.Resp(202, async)}
+	id := c.collection + "_" + pn
+	ops := []rest.Op{
+		{ID: id + "_list", Method: "GET", Path: pat, Pattern: pat + "{$}", Tag: tag, List: c.list, Responses: r(200, t.Paginated(view)), Handler: c.listH},
+		{ID: id + "_create", Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: tag,
+			Body: c.body(), BodyName: name, Media: rest.JSONForms, Responses: created, Handler: c.createH},
+		{ID: id + "_read", Method: "GET", Path: h, Pattern: pat + "{id}/{$}", Tag: tag, Detail: true, Responses: r(200, view), Handler: c.readH},
+		{ID: id + "_update", Method: "PUT", Path: h, Pattern: pat + "{id}/{$}", Tag: tag,
+			Body: c.body(), BodyName: name, Media: rest.JSONForms, Responses: updated, Handler: s.updateHandler(c.one, c.body(), false, lock)},
+		{ID: id + "_partial_update", Method: "PATCH", Path: h, Pattern: pat + "{id}/{$}", Tag: tag,
+			Body: c.body(), BodyName: "Patched" + name, Media: rest.JSONForms, Responses: updated, Handler: s.updateHandler(c.one, c.body(), true, lock)},
+		{ID: id + "_delete", Method: "DELETE", Path: h, Pattern: pat + "{id}/{$}", Tag: tag, Responses: r(202, async), Handler: s.deleteHandler(c.one, lock)},
+	}
+	return pn, h, append(ops, s.labelOps(t, id, h, pat, tag, c.labelCode, c.labels)...)
+}
+
+// labelOps are the set_label and unset_label operations of a resource kind, answered
+// with status.
+func (s *Server) labelOps(t *rest.Table, id, h, pat, tag string, status int, load labelStore) []rest.Op {
+	set, unset := s.labelHandlers(status, load)
+	setLabel := t.Schema("SetLabelResponse", setLabelResponse{})
+	unsetLabel := t.Schema("UnsetLabelResponse", unsetLabelResponse{})
+	return []rest.Op{
+		{ID: id + "_set_label", Method: "POST", Path: h + "set_label/", Pattern: pat + "{id}/set_label/{$}", Tag: tag,
+			Body: setLabelIn{}, BodyName: "SetLabel", Media: rest.JSONForms, Responses: []openapi.Response{rest.Resp(status, setLabel)}, Handler: set},
+		{ID: id + "_unset_label", Method: "POST", Path: h + "unset_label/", Pattern: pat + "{id}/unset_label/{$}", Tag: tag,
+			Body: unsetLabelIn{}, BodyName: "UnsetLabel", Media: rest.JSONForms, Responses: []openapi.Response{rest.Resp(status, unsetLabel)}, Handler: unset},
+	}
+}

@@ -1,0 +1,98 @@
+package rest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+
+	"pith/blob"
+	"pith/meta"
+)
+
+// WriteJSON sends v with the exact content type the pulp CLI requires.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "encode response: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header()["Content-Type"] = []string{"application/json"}
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// FieldErrors is a 400 naming the fields that were wrong, in DRF's shape
+// {"field": ["message"]}.
+type FieldErrors map[string][]string
+
+func (e FieldErrors) Error() string {
+	keys := make([]string, 0, len(e))
+	for k := range e {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, k+": "+strings.Join(e[k], " "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// BadField is a 400 naming one field.
+func BadField(field, format string, args ...any) error {
+	return FieldErrors{field: {fmt.Sprintf(format, args...)}}
+}
+
+// NonField is a 400 about the body as a whole (DRF's non_field_errors).
+func NonField(format string, args ...any) error {
+	return FieldErrors{"non_field_errors": {fmt.Sprintf(format, args...)}}
+}
+
+// httpError is an error with a status and a detail message.
+type httpError struct {
+	status int
+	detail string
+}
+
+func (e *httpError) Error() string { return e.detail }
+
+// Status is an error answered with status and {"detail": message}.
+func Status(status int, format string, args ...any) error {
+	return &httpError{status: status, detail: fmt.Sprintf(format, args...)}
+}
+
+// ErrNotFound is answered 404 {"detail": "Not found."}.
+var ErrNotFound = &httpError{status: http.StatusNotFound, detail: "Not found."}
+
+// WriteError maps an error to a response: the one place where errors become statuses.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	var fe FieldErrors
+	var he *httpError
+	var me *blob.MismatchError
+	var de *blob.DriverError
+	switch {
+	case errors.As(err, &fe):
+		WriteJSON(w, http.StatusBadRequest, fe)
+	case errors.As(err, &he):
+		WriteJSON(w, he.status, map[string]string{"detail": he.detail})
+	case errors.As(err, &me):
+		WriteJSON(w, http.StatusBadRequest, map[string][]string{"non_field_errors": {err.Error()}})
+	case errors.Is(err, meta.ErrNotFound):
+		WriteJSON(w, http.StatusNotFound, map[string]string{"detail": "Not found."})
+	case errors.Is(err, meta.ErrConflict):
+		WriteJSON(w, http.StatusBadRequest, map[string][]string{"non_field_errors": {err.Error()}})
+	case errors.As(err, &de) && !errors.Is(err, blob.ErrNotFound):
+		// The object store or disk is down: a 503 the client can retry, naming the driver.
+		slog.Error("blob storage unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"detail": fmt.Sprintf("the %s blob storage is unavailable: %v", de.Driver, de.Err)})
+	case errors.Is(err, meta.ErrInUse):
+		WriteJSON(w, http.StatusConflict, map[string]string{"detail": err.Error()})
+	default:
+		slog.Error("api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		WriteJSON(w, http.StatusInternalServerError, map[string]string{"detail": "internal error: " + err.Error()})
+	}
+}

@@ -1,0 +1,61 @@
+package rest
+
+import (
+	"regexp"
+	"strings"
+
+	"pith/meta"
+)
+
+// LabelsIn are pulp_labels as sent: values may be null to delete a key.
+type LabelsIn map[string]*string
+
+// labelKey is what a label key may be: identifier-like, as Pulp requires.
+var labelKey = regexp.MustCompile(`^[\w ]+$`)
+
+// SetLabels checks sent labels and returns them without the null (deleted) ones.
+func SetLabels(in LabelsIn) (meta.Labels, error) {
+	out := meta.Labels{}
+	for k, v := range in {
+		if !labelKey.MatchString(k) {
+			return nil, BadField("pulp_labels", "Key %q contains non-alphanumeric characters.", k)
+		}
+		if v != nil && strings.ContainsAny(*v, ",()") {
+			return nil, BadField("pulp_labels", "Value %q of key %q contains one of the invalid characters ',()'.", *v, k)
+		}
+		if v != nil {
+			out[k] = *v
+		}
+	}
+	return out, nil
+}
+
+// LabelKey reports whether k may be a label key.
+func LabelKey(k string) bool { return labelKey.MatchString(k) }
+
+// LabelSelect implements pulp_label_select over col: comma-separated terms "key=value",
+// "key!=value", "key~substring", "key" (exists) and "!key" (absent).
+func LabelSelect(col string) Filter {
+	return Filter{Name: "pulp_label_select", Type: Custom, Lookups: []string{"exact"}, Apply: func(l *meta.List, d meta.Dialect, v string) error {
+		for _, term := range strings.Split(v, ",") {
+			term = strings.TrimSpace(term)
+			switch {
+			case term == "":
+			case strings.Contains(term, "!="):
+				k, val, _ := strings.Cut(term, "!=")
+				l.And("("+d.JSONText(col, strings.TrimSpace(k))+" IS NULL OR "+d.JSONText(col, strings.TrimSpace(k))+" <> ?)", strings.TrimSpace(val))
+			case strings.Contains(term, "="):
+				k, val, _ := strings.Cut(term, "=")
+				l.And(d.JSONText(col, strings.TrimSpace(k))+" = ?", strings.TrimSpace(val))
+			case strings.Contains(term, "~"):
+				k, val, _ := strings.Cut(term, "~")
+				l.And(d.Contains(d.JSONText(col, strings.TrimSpace(k)), true), strings.TrimSpace(val))
+			case strings.HasPrefix(term, "!"):
+				l.And(d.JSONText(col, strings.TrimPrefix(term, "!")) + " IS NULL")
+			default:
+				l.And(d.JSONText(col, term) + " IS NOT NULL")
+			}
+		}
+		return nil
+	}}
+}

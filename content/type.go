@@ -1,0 +1,53 @@
+package content
+
+import (
+	"context"
+	"net/http"
+
+	"pith/api/rest"
+	"pith/meta"
+	"pith/task"
+)
+
+// Type is one content type (a Pulp plugin: file, rpm). It declares its kinds (units,
+// repositories, remotes, publications, distributions) with their REST shapes, filters
+// and renderers, and its own operations, on the API's table; the API makes the generic
+// operations of every kind from those declarations. Its task functions run its syncs,
+// publications and the rest. cmd/pith lists the types a process serves.
+//
+// Optional capabilities, found by type assertion: Autopublisher, DistributionFiles,
+// Router.
+type Type interface {
+	// Name is the plugin's label ("file", "rpm"), as Pulp's status lists it.
+	Name() string
+	// Declare adds the type's kinds and operations to the table.
+	Declare(t *rest.Table) error
+	// Tasks are the type's task functions by Pulp's task names.
+	Tasks() map[string]task.Func
+}
+
+// Autopublisher is a type that publishes a repository's new version itself when the
+// repository asks for it (its attrs hold "autopublish": true).
+type Autopublisher interface {
+	Autopublish(ctx context.Context, r *task.Run, repo meta.Repository, v meta.Version) (meta.Publication, error)
+}
+
+// DistributionFiles is a type whose distributions answer some paths from their own
+// settings rather than from what they serve (rpm's config.repo).
+type DistributionFiles interface {
+	// DistributionFile answers path of distribution d, whose URL is base; has reports
+	// whether d serves a path. ok is false when d has no such file.
+	DistributionFile(ctx context.Context, d meta.Distribution, path, base string, has func(path string) bool) (body []byte, contentType string, ok bool)
+}
+
+// Router is a type that speaks a protocol of its own beside the Pulp API (the Galaxy
+// API of ansible): its routes are served by the API processes.
+type Router interface {
+	Routes() []Route
+}
+
+// Route is one route of a Router: a mux pattern and its handler.
+type Route struct {
+	Pattern string
+	Handler http.Handler
+}

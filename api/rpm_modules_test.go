@@ -14,7 +14,7 @@ import (
 	"pith/meta"
 )
 
-const zooModules = sharedData + "yum-katello/zoo/modules.yaml"
+var zooModules = sharedData + "yum-katello/zoo/modules.yaml"
 
 // zooDocument cuts the document of zoo's modules.yaml that starts with a "---" line
 // followed by "document: <typ>" and contains every one of has, markers included.

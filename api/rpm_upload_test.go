@@ -5,9 +5,12 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"pith/internal/testfiles"
 )
 
-const sharedData = "../../shared/data/"
+// sharedData is the third-party test data (testdata/README.md).
+var sharedData = testfiles.Path() + "/"
 
 // versionPresent reads a repository's latest version's content_summary.present counts.
 func (e *env) versionPresent(repoHref string) map[string]float64 {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pith/internal/testfiles"
 )
 
 type entity map[string]any
@@ -39,7 +41,7 @@ func writeRandom(t *testing.T, dir, name string, size int) (string, string) {
 	return p, hex.EncodeToString(sum[:])
 }
 
-// manifestEntries reads a PULP_MANIFEST from the shared data.
+// manifestEntries reads a PULP_MANIFEST from the test data.
 func manifestEntries(t *testing.T, path string) map[string]string {
 	t.Helper()
 	f, err := os.Open(path)
@@ -254,9 +256,7 @@ func TestFileWorkflow(t *testing.T) {
 	}
 }
 
+// sharedData is the third-party test data (testdata/README.md).
 func sharedData() string {
-	if d := os.Getenv("PITH_SHARED_DATA"); d != "" {
-		return d
-	}
-	return "../../shared/data"
+	return testfiles.Path()
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"pith/internal/testfiles"
 	"pith/internal/testpg"
 	"pith/internal/testredis"
 	"pith/internal/tests3"
@@ -233,15 +234,12 @@ func get(t *testing.T, url string) (int, []byte) {
 	return resp.StatusCode, b
 }
 
-// fixtures serves ../shared/data on 127.0.0.1 like a mirror would.
+// fixtures serves the third-party test data (testdata/) on 127.0.0.1 like a mirror would.
 func fixtures(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("PITH_SHARED_DATA")
-	if dir == "" {
-		dir = "../../shared/data"
-	}
+	dir := testfiles.Path()
 	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("shared test data not found at %s (set PITH_SHARED_DATA): %v", dir, err)
+		t.Fatalf("test data not found at %s: %v", dir, err)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -10,18 +10,16 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"pith/internal/testfiles"
 )
 
-// referenceDoc reads the reference document from PITH_REFERENCE_DIR or the shared tree.
+// referenceDoc reads the reference document from testdata/reference.
 func referenceDoc(t *testing.T) []byte {
 	t.Helper()
-	dir := os.Getenv("PITH_REFERENCE_DIR")
-	if dir == "" {
-		dir = "../../../shared/reference/pulp-3.105"
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "api-3105.json"))
+	b, err := testfiles.ReadFile("reference", "pulp-3.105", "api-3105.json")
 	if err != nil {
-		t.Fatalf("reference document (set PITH_REFERENCE_DIR): %v", err)
+		t.Fatalf("reference document: %v", err)
 	}
 	return b
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"pith/internal/testfiles"
 )
 
 func parseAll(s string) ([]Entry, error) {
@@ -196,7 +198,7 @@ func TestWriteManifestRejectsBadEntries(t *testing.T) {
 	}
 }
 
-// The real manifests in the shared data parse.
+// The real manifests in the test data parse.
 func TestParseRealManifests(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -204,9 +206,9 @@ func TestParseRealManifests(t *testing.T) {
 		n     int
 		first Entry
 	}{
-		{"../../../shared/data/file-katello-puppet/PULP_MANIFEST", 12,
+		{testfiles.Path("file-katello-puppet", "PULP_MANIFEST"), 12,
 			Entry{"puppetlabs-apache-1.10.0.tar.gz", "abe35244036c1cd42af203ab09de43a313a72f1ece9e0c6ec59f7cd3b4b480f8", 189186, 1}},
-		{"../../../shared/data/yum-katello/file1/PULP_MANIFEST", 3, Entry{"1.iso", sha, 1024, 1}},
+		{testfiles.Path("yum-katello", "file1", "PULP_MANIFEST"), 3, Entry{"1.iso", sha, 1024, 1}},
 	} {
 		f, err := os.Open(tc.path)
 		if errors.Is(err, os.ErrNotExist) {

@@ -15,7 +15,7 @@ import (
 	"pith/meta"
 )
 
-const zooModules = data + "/yum-katello/zoo/modules.yaml"
+var zooModules = data + "/yum-katello/zoo/modules.yaml"
 
 // zooDocument cuts the document of zoo's modules.yaml that starts with a "---" line
 // followed by "document: <typ>" and contains every one of has, markers included.

@@ -9,10 +9,10 @@ import (
 	"testing"
 )
 
-// versionPresent reads a repository's latest version's content_summary.present counts.
 // apiEnv is pith with the rpm type, driven through its API.
 func apiEnv(t *testing.T) *contenttest.Env { return contenttest.New(t, contenttest.Type(rpm.New)) }
 
+// versionPresent reads a repository's latest version's content_summary.present counts.
 func versionPresent(e *contenttest.Env, repoHref string) map[string]float64 {
 	e.T.Helper()
 	code, repo, _ := e.Do("GET", repoHref, "", nil)

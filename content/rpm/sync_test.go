@@ -17,14 +17,16 @@ import (
 	"pith/content"
 	"pith/content/contenttest"
 	"pith/content/rpm"
+	"pith/internal/testfiles"
 	"pith/meta"
 	"pith/task"
 )
 
-const data = "../../../shared/data"
+// data is the third-party test data (testdata/README.md).
+var data = testfiles.Path()
 
 // env is a database, a blob store, a running queue with the rpm tasks and a static
-// server of the shared test data.
+// server of the test data.
 type env struct {
 	t     *testing.T
 	db    *meta.DB

@@ -1,5 +1,6 @@
 // Package testtree serves tests a kickstart tree whose variants live in other
-// directories, built over the shared test data (../shared/data) without copying it:
+// directories, built over the third-party test data (testdata/, testfiles.Path()) without
+// copying it:
 //
 //	<prefix>.treeinfo              the tree below (productmd 1.2)
 //	<prefix>...                    yum-katello/zoo: the main variant Zoo, its images
@@ -7,7 +8,7 @@
 //	../yum-katello/zoo2 (from the tree)  variant Savanna, outside the tree as AppStream
 //	                               is outside a RHEL BaseOS tree
 //
-// Everything else is the shared data as it is, so Savanna's repository is served only
+// Everything else is the test data as it is, so Savanna's repository is served only
 // when the handler is mounted at the data's root.
 package testtree
 
@@ -65,7 +66,8 @@ type = variant
 uid = Savanna
 `
 
-// Handler serves the shared data at data with the tree mounted at prefix ("/tree/").
+// Handler serves the test data at data (testfiles.Path()) with the tree mounted at
+// prefix ("/tree/").
 func Handler(data, prefix string) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir(data)))

@@ -15,9 +15,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/ulikunitz/xz"
+
+	"pith/internal/testfiles"
 )
 
-const data = "../../../../shared/data/"
+// data is the third-party test data (testdata/README.md).
+var data = testfiles.Path() + "/"
 
 // readFile returns a test file's bytes, decompressed when its name says .gz, .xz or .bz2.
 func readFile(t testing.TB, path string) []byte {
@@ -47,7 +50,7 @@ func readFile(t testing.TB, path string) []byte {
 	return b
 }
 
-// goodFiles are the comps documents the tests read: the real ones under shared/data
+// goodFiles are the comps documents the tests read: the real ones under testdata/
 // and testdata/tricky.xml.
 var goodFiles = []string{
 	data + "rpm-edge-cases/other_metadata/comps-f19.xml",

@@ -11,10 +11,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/ulikunitz/xz"
+
+	"pith/internal/testfiles"
 )
 
-// data is the shared test data, as seen from this directory.
-const data = "../../../../shared/data/"
+// data is the third-party test data (testdata/README.md).
+var data = testfiles.Path() + "/"
 
 // readData returns a data file's content, decompressed by its extension.
 func readData(t testing.TB, rel string) []byte {
@@ -65,7 +67,7 @@ func parseBytes(t testing.TB, name string, b []byte) *File {
 	return f
 }
 
-// realFiles are every modules.yaml in the shared data, with the documents each holds.
+// realFiles are every modules.yaml in the test data, with the documents each holds.
 var realFiles = []struct {
 	pattern                      string
 	modules, defaults, obsoletes int

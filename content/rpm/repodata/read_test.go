@@ -11,10 +11,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"pith/internal/testfiles"
 )
 
-// data is the shared third-party test data (see its README.md).
-const data = "../../../../shared/data"
+// data is the third-party test data (testdata/README.md).
+var data = testfiles.Path()
 
 // repoFile opens a metadata file of a repository, decompressed, checking the compressed
 // and open checksums repomd.xml gives on the way.

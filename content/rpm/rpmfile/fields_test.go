@@ -10,7 +10,7 @@ import (
 	"pith/content/rpm/repodata"
 )
 
-// Rules the real rpms in shared/data do not exercise, on headers made for the purpose.
+// Rules the real rpms in testdata/ do not exercise, on headers made for the purpose.
 
 func TestFieldsSynthetic(t *testing.T) {
 	t.Parallel()

@@ -18,12 +18,13 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"pith/content/rpm/repodata"
+	"pith/internal/testfiles"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from what Read returns")
 
-const (
-	dataDir = "../../../../shared/data"
+var (
+	dataDir = testfiles.Path()
 	zooDir  = dataDir + "/yum-katello/zoo"
 	edgeDir = dataDir + "/rpm-edge-cases/packages"
 )

@@ -11,14 +11,16 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"pith/internal/testfiles"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// data is the shared test data, as seen from this directory.
-const data = "../../../../shared/data/"
+// data is the third-party test data (testdata/README.md).
+var data = testfiles.Path() + "/"
 
-// fixtures are the .treeinfo files the golden tests read: the real ones in the shared
+// fixtures are the .treeinfo files the golden tests read: the real ones in the test
 // data and the hand-written ones in testdata (each shaped after a real tree).
 func fixtures(t testing.TB) []string {
 	t.Helper()
@@ -199,7 +201,7 @@ func TestZoo(t *testing.T) {
 	if !cmp.Equal(paths, wantPaths) {
 		t.Errorf("files = %q", paths)
 	}
-	// Every file the zoo tree names is in the shared data, as sync would find it.
+	// Every file the zoo tree names is in the test data, as sync would find it.
 	for _, r := range tree.Files() {
 		if _, err := os.Stat(filepath.Join(data, "yum-katello/zoo", r.Path)); err != nil {
 			t.Errorf("%s: %v", r, err)

@@ -13,9 +13,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/ulikunitz/xz"
+
+	"pith/internal/testfiles"
 )
 
-const data = "../../../../shared/data/"
+// data is the third-party test data (testdata/README.md).
+var data = testfiles.Path() + "/"
 
 // readFile returns a test file's bytes, decompressed when its name says .gz or .xz.
 func readFile(t testing.TB, path string) []byte {

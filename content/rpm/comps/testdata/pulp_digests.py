@@ -6,7 +6,7 @@ API fields and hashes sha256("".join(sorted(str(v) for v in dict.values()))). Th
 does the same with the system libcomps (Debian: python3-libcomps), so the Go tests can pin
 the digests. From the package directory:
 
-    (cd ../../../../shared/data && /usr/bin/python3 $OLDPWD/testdata/pulp_digests.py \
+    (cd ../../../testdata && /usr/bin/python3 $OLDPWD/testdata/pulp_digests.py \
         rpm-edge-cases/other_metadata/comps-f19.xml rpm-edge-cases/comps_files/comps_00.xml \
         yum-katello/zoo/comps.xml yum-katello/zoo2/comps.xml \
         yum-katello/zoo/repodata/*-comps.xml yum-katello/zoo2/repodata/*-comps.xml) \

@@ -1,11 +1,11 @@
 #!/bin/sh
 # Regenerates the ground truth the tests compare rpmfile against, from the real rpms in
-# shared/data: what rpm itself reads from each package (rpm/<file>.txt) and what
+# the top-level testdata/: what rpm itself reads from each package (rpm/<file>.txt) and what
 # createrepo_c writes for the rpm-edge-cases packages (createrepo-edge/*.xml; the zoo
 # repository ships its own createrepo output). Needs rpm and createrepo_c
 # (Debian: apt-get install rpm createrepo-c). Run from this directory: sh gen.sh
 set -eu
-data=../../../../../shared/data
+data=../../../../testdata
 out=rpm
 rm -rf "$out" createrepo-edge
 mkdir -p "$out" createrepo-edge

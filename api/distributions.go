@@ -74,7 +74,8 @@ func distError(err error) error {
 }
 
 // distColumns are the body fields kept in columns rather than in attrs.
-var distColumns = []string{"base_path", "content_guard", "hidden", "pulp_labels", "name", "repository", "publication", "checkpoint"}
+// (repository_version, of newer releases, is never stored.)
+var distColumns = []string{"base_path", "content_guard", "hidden", "pulp_labels", "name", "repository", "publication", "checkpoint", "repository_version"}
 
 // applyDist applies a create or update body to a distribution of kind k, validating it.
 func applyDist(ctx context.Context, q meta.Querier, cur meta.Distribution, k rest.DistKind, raw map[string]json.RawMessage, partial bool) (meta.Distribution, error) {
@@ -119,6 +120,10 @@ func applyDist(ctx context.Context, q meta.Querier, cur meta.Distribution, k res
 	}
 	if in.Checkpoint {
 		return cur, rest.BadField("checkpoint", "Checkpoint distributions are not supported by this server yet.")
+	}
+	if in.RepositoryVersion != nil {
+		return cur, rest.BadField("repository_version", "Distributions of a fixed repository version are not supported by this server yet; "+
+			"distribute a publication of it.")
 	}
 	out := cur
 	if v, ok := body.(rest.Validator); ok {

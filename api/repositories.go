@@ -56,12 +56,16 @@ func withContent(latest bool) func(l *meta.List, d meta.Dialect, v string) error
 }
 
 // repoColumns are the body fields kept in columns rather than in attrs.
-var repoColumns = []string{"name", "description", "retain_repo_versions", "remote", "pulp_labels"}
+// (retain_checkpoints, of newer releases, is never stored.)
+var repoColumns = []string{"name", "description", "retain_repo_versions", "remote", "pulp_labels", "retain_checkpoints"}
 
 func (s *Server) renderRepo(r meta.Repository) any {
 	kind, _ := s.core.Table().RepoKind(r.Type)
 	v := kind.View()
 	json.Unmarshal(r.Attrs, v)
+	if d, ok := v.(rest.Defaulter); ok {
+		d.Default()
+	}
 	out := v.Repo()
 	*out = rest.RepoResponse{
 		PulpHref: href.Repository(r.Type, r.PulpID), Prn: href.PRN(kind.PRN, r.PulpID), PulpCreated: rest.Time(r.Created), PulpLastUpdated: rest.Time(r.Updated),
@@ -98,6 +102,9 @@ func applyRepo(ctx context.Context, q meta.Querier, cur meta.Repository, k rest.
 	}
 	if in.RetainRepoVersions != nil && *in.RetainRepoVersions < 1 {
 		return cur, rest.BadField("retain_repo_versions", "Ensure this value is greater than or equal to 1.")
+	}
+	if in.RetainCheckpoints != nil {
+		return cur, rest.BadField("retain_checkpoints", "Checkpoint publications are not supported by this server yet, so there are none to retain.")
 	}
 	if v, ok := body.(rest.Validator); ok {
 		if err := v.Validate(); err != nil {
@@ -218,7 +225,7 @@ func (s *Server) repoModify(w http.ResponseWriter, r *http.Request) error {
 	if _, err := rest.DecodeBody(r, &in); err != nil {
 		return err
 	}
-	a := content.ModifyArgs{Repository: repo.PulpID}
+	a := content.ModifyArgs{Repository: repo.PulpID, Overwrite: in.Overwrite}
 	if a.Add, err = s.env.ContentIDs(r.Context(), "add_content_units", in.AddContentUnits); err != nil {
 		return err
 	}

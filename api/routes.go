@@ -123,6 +123,7 @@ type route struct {
 	op      openapi.Operation
 	pattern string
 	h       rest.HandlerFunc
+	body    any // the request shape, nil for none
 }
 
 // routes turns operations into routes and registers their body schemas: a schema named
@@ -155,7 +156,7 @@ func routes(t *rest.Table, ops []rest.Op) []route {
 			}
 			op.Body = &openapi.Body{MediaTypes: d.Media, Schema: name}
 		}
-		out = append(out, route{op: op, pattern: d.Pattern, h: d.Handler})
+		out = append(out, route{op: op, pattern: d.Pattern, h: d.Handler, body: d.Body})
 	}
 	return out
 }

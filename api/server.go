@@ -47,6 +47,7 @@ type Server struct {
 	db     *meta.DB
 	mux    *http.ServeMux
 	routes []route
+	byPat  map[string]string // "METHOD pattern" → operationId
 	doc    []byte
 	creds  sync.Map // username → cachedCred
 	cache  func(context.Context) bool
@@ -79,7 +80,9 @@ func New(cfg Config) (*Server, error) {
 	ops = append(ops, t.Ops()...)
 	s.routes = routes(t, ops)
 	docOps := make([]openapi.Operation, 0, len(s.routes))
+	s.byPat = map[string]string{}
 	for _, rt := range s.routes {
+		s.byPat[rt.op.Method+" "+rt.pattern] = rt.op.ID
 		docOps = append(docOps, rt.op)
 		s.mux.HandleFunc(rt.op.Method+" "+rt.pattern, s.wrap(rt))
 	}
@@ -110,6 +113,25 @@ func (s *Server) Operations() []openapi.Operation {
 		ops[i] = rt.op
 	}
 	return ops
+}
+
+// RequestFields are the body fields an operation accepts (those of newer Pulp releases
+// included); ok is false for an operation pith does not implement or that takes no body.
+func (s *Server) RequestFields(opID string) (fields []string, ok bool) {
+	for _, rt := range s.routes {
+		if rt.op.ID == opID && rt.body != nil {
+			return rest.Fields(rt.body), true
+		}
+	}
+	return nil, false
+}
+
+// OperationFor is the operation that serves a request; ok is false for none (or a pith
+// extension, which has no operationId in the document).
+func (s *Server) OperationFor(r *http.Request) (string, bool) {
+	_, pattern := s.mux.Handler(r)
+	id, ok := s.byPat[pattern]
+	return id, ok
 }
 
 // Document is the served OpenAPI document.

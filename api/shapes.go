@@ -186,6 +186,9 @@ type modifyIn struct {
 	AddContentUnits    []string `json:"add_content_units"`
 	RemoveContentUnits []string `json:"remove_content_units"`
 	BaseVersion        *string  `json:"base_version" openapi:"format=uri"`
+	// Overwrite false fails the task when an added unit would replace one with the same
+	// repo key (Pulp 3.106+; true by default, as there).
+	Overwrite *bool `json:"overwrite" openapi:"newer"`
 }
 
 type setLabelIn struct {

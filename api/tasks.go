@@ -177,8 +177,8 @@ func (s *Server) taskCancel(w http.ResponseWriter, r *http.Request) error {
 	t, err := s.env.Queue.Cancel(r.Context(), r.PathValue("id"))
 	if err != nil {
 		if t.PulpID != "" {
-			rest.WriteJSON(w, http.StatusConflict, map[string]string{"detail": err.Error()})
-			return nil
+			// Finished already: Pulp answers 409 with the task as it is.
+			return rest.WriteOne(w, r, http.StatusConflict, renderTask(t))
 		}
 		return err
 	}

@@ -134,6 +134,9 @@ type Stager interface {
 
 // URLOptions shape the response to a presigned URL.
 type URLOptions struct {
+	// Method is the HTTP method the URL is for: GET (the default) or HEAD. A URL is
+	// signed for one method; S3 refuses another.
+	Method             string
 	ContentType        string
 	ContentDisposition string
 	Expires            time.Duration

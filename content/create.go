@@ -18,8 +18,9 @@ func (c *Core) UnitHref(u meta.Content) string {
 
 // CreateUnit is the body of a content create task: download the file when a URL was
 // given (into *artifact), create the unit, report it, and add it to the repository when
-// one is named.
-func (c *Core) CreateUnit(ctx context.Context, r *task.Run, fileURL string, artifact *int64, repository string, create func() (meta.Content, error)) error {
+// one is named; with overwrite false, adding it fails when it would replace a unit with
+// the same repo key (Pulp's overwrite).
+func (c *Core) CreateUnit(ctx context.Context, r *task.Run, fileURL string, artifact *int64, repository string, overwrite bool, create func() (meta.Content, error)) error {
 	if fileURL != "" {
 		art, err := c.FetchURL(ctx, fileURL)
 		if err != nil {
@@ -34,6 +35,15 @@ func (c *Core) CreateUnit(ctx context.Context, r *task.Run, fileURL string, arti
 	r.Created(c.UnitHref(u))
 	if repository == "" {
 		return nil
+	}
+	if !overwrite {
+		repo, err := meta.RepositoryByPulpID(ctx, c.DB, repository)
+		if err != nil {
+			return err
+		}
+		if err := c.checkOverwrite(ctx, repo, repo.LatestVersion, []int64{u.ID}, nil); err != nil {
+			return err
+		}
 	}
 	return c.NewVersion(ctx, r, repository, meta.Change{Add: []int64{u.ID}})
 }

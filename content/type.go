@@ -35,9 +35,10 @@ type Autopublisher interface {
 // DistributionFiles is a type whose distributions answer some paths from their own
 // settings rather than from what they serve (rpm's config.repo).
 type DistributionFiles interface {
-	// DistributionFile answers path of distribution d, whose URL is base; has reports
-	// whether d serves a path. ok is false when d has no such file.
-	DistributionFile(ctx context.Context, d meta.Distribution, path, base string, has func(path string) bool) (body []byte, contentType string, ok bool)
+	// DistributionFile answers path of distribution d, whose URL is base; pub is the
+	// publication it serves (nil for none) and has reports whether it serves a path. ok
+	// is false when d has no such file.
+	DistributionFile(ctx context.Context, d meta.Distribution, pub *meta.Publication, path, base string, has func(path string) bool) (body []byte, contentType string, ok bool)
 }
 
 // Router is a type that speaks a protocol of its own beside the Pulp API (the Galaxy

@@ -3,6 +3,7 @@ package content
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"pith/api/href"
 	"pith/meta"
@@ -111,6 +112,9 @@ type ModifyArgs struct {
 	// that is set (Pulp's base_version may name another repository's version).
 	Base           *int64 `json:"base"`
 	BaseRepository string `json:"base_repository,omitempty"`
+	// Overwrite false fails the task when an added unit would replace one with the same
+	// repo key (Pulp's overwrite; nil is true).
+	Overwrite *bool `json:"overwrite,omitempty"`
 }
 
 func (c *Core) runModify(ctx context.Context, r *task.Run) error {
@@ -119,12 +123,24 @@ func (c *Core) runModify(ctx context.Context, r *task.Run) error {
 		return err
 	}
 	ch := meta.Change{Base: a.Base, RemoveAll: a.RemoveAll, Remove: a.Remove, Add: a.Add}
-	if a.BaseRepository != "" && a.BaseRepository != a.Repository && a.Base != nil {
-		base, err := meta.RepositoryByPulpID(ctx, c.DB, a.BaseRepository)
-		if err != nil {
-			return fmt.Errorf("base version's repository: %w", err)
+	repo, err := meta.RepositoryByPulpID(ctx, c.DB, a.Repository)
+	if err != nil {
+		return err
+	}
+	against, n := repo, repo.LatestVersion // what the change applies to
+	if a.Base != nil {
+		against, n = repo, *a.Base
+		if a.BaseRepository != "" && a.BaseRepository != a.Repository {
+			if against, err = meta.RepositoryByPulpID(ctx, c.DB, a.BaseRepository); err != nil {
+				return fmt.Errorf("base version's repository: %w", err)
+			}
+			ch.BaseRepository = against.ID
 		}
-		ch.BaseRepository = base.ID
+	}
+	if a.Overwrite != nil && !*a.Overwrite && !a.RemoveAll && len(a.Add) > 0 {
+		if err := c.checkOverwrite(ctx, against, n, a.Add, a.Remove); err != nil {
+			return err
+		}
 	}
 	return c.NewVersion(ctx, r, a.Repository, ch)
 }
@@ -156,4 +172,19 @@ func (c *Core) runDeleteVersion(ctx context.Context, r *task.Run) error {
 		c.Invalidate()
 	}
 	return err
+}
+
+// checkOverwrite fails, as Pulp's overwrite=false does, when adding the units add to
+// version n of a repository would replace units of it (other than those in remove).
+func (c *Core) checkOverwrite(ctx context.Context, repo meta.Repository, n int64, add, remove []int64) error {
+	os, err := meta.Overwrites(ctx, c.DB, repo.ID, n, add, remove)
+	if err != nil || len(os) == 0 {
+		return err
+	}
+	pairs := make([]string, len(os))
+	for i, o := range os {
+		pairs[i] = o.Incoming + "->" + o.Exists
+	}
+	return fmt.Errorf("[PLP0023] Content overwrite rejected: new content of type '%s' would overwrite %d existing content unit(s) "+
+		"in the repository with the same unique key. Conflicting content (incoming->existing): [%s]", os[0].Type, len(os), strings.Join(pairs, ", "))
 }

@@ -430,3 +430,44 @@ func ProtectedVersions(ctx context.Context, q Querier, repoID, now int64) (map[i
 	}
 	return out, rows.Err()
 }
+
+// Overwrite is a unit that adding another would replace: a unit of the same type and
+// repo key in a version.
+type Overwrite struct {
+	Type             string
+	Incoming, Exists string // pulp IDs
+}
+
+// Overwrites lists the units of version n of a repository that adding the units add
+// would replace (same type and repo key, another unit), leaving out the units in
+// remove: what Pulp's overwrite=false refuses.
+func Overwrites(ctx context.Context, q Querier, repoID, n int64, add, remove []int64) ([]Overwrite, error) {
+	var out []Overwrite
+	skip := map[int64]bool{}
+	for _, id := range remove {
+		skip[id] = true
+	}
+	err := chunks(add, func(part []int64) error {
+		in, args := inList(part)
+		rows, err := q.Query(ctx, `SELECT a.type, a.pulp_id, e.pulp_id, e.id FROM contents a
+			JOIN contents e ON e.type = a.type AND e.repo_key = a.repo_key AND e.id <> a.id
+			JOIN repository_content rc ON rc.content_id = e.id AND rc.repository_id = ? AND `+InVersion("rc", "?")+`
+			WHERE a.id IN `+in+` ORDER BY a.id, e.id`, append([]any{repoID, n, n}, args...)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var o Overwrite
+			var id int64
+			if err := rows.Scan(&o.Type, &o.Incoming, &o.Exists, &id); err != nil {
+				return err
+			}
+			if !skip[id] {
+				out = append(out, o)
+			}
+		}
+		return rows.Err()
+	})
+	return out, err
+}

@@ -34,7 +34,14 @@ func (s *Server) generated(w http.ResponseWriter, r *http.Request, t *distTable,
 	}
 	base := strings.TrimSuffix(origin, "/") + s.opt.Prefix + d.BasePath + "/"
 	has := func(path string) bool { return s.serves(r.Context(), t, d, path) }
-	body, ctype, ok := df.DistributionFile(r.Context(), d, rel, base, has)
+	var pub *meta.Publication
+	if src := t.serving[d.ID]; src.PubID != 0 {
+		p, err := meta.PublicationByID(r.Context(), s.db, src.PubID)
+		if err == nil {
+			pub = &p
+		}
+	}
+	body, ctype, ok := df.DistributionFile(r.Context(), d, pub, rel, base, has)
 	if !ok {
 		return false
 	}

@@ -347,7 +347,7 @@ func (s *Server) serveArtifact(w http.ResponseWriter, r *http.Request, name stri
 	h := w.Header()
 	h.Set("X-PULP-ARTIFACT-SIZE", strconv.FormatInt(a.Size, 10))
 	if rd, ok := s.store.Driver().(blob.Redirector); ok && s.opt.RedirectToStorage {
-		u, err := s.presign(r.Context(), rd, a.SHA256, name)
+		u, err := s.presign(r.Context(), rd, r.Method, a.SHA256, name)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -400,24 +400,28 @@ const (
 	signedReuse = 45 * time.Minute
 )
 
-type signedKey struct{ sha256, name string }
+type signedKey struct{ method, sha256, name string }
 
 type signedURL struct {
 	url    string
 	signed time.Time
 }
 
-// presign returns a presigned URL of a blob served under name, signed anew only when
-// the last one is older than signedReuse (or with the cache off).
-func (s *Server) presign(ctx context.Context, rd blob.Redirector, sha, name string) (string, error) {
-	k := signedKey{sha, name}
+// presign returns a presigned URL of a blob served under name, for the request's method
+// (a HEAD gets a URL signed for HEAD, which is all S3 accepts for it), signed anew only
+// when the last one is older than signedReuse (or with the cache off).
+func (s *Server) presign(ctx context.Context, rd blob.Redirector, method, sha, name string) (string, error) {
+	if method != http.MethodHead {
+		method = http.MethodGet
+	}
+	k := signedKey{method, sha, name}
 	now := time.Now()
 	if !s.opt.NoCache {
 		if u, ok := s.presigned.get(k); ok && now.Sub(u.signed) < signedReuse {
 			return u.url, nil
 		}
 	}
-	u, err := rd.URL(ctx, sha, blob.URLOptions{ContentType: contentType(name), ContentDisposition: "attachment;filename=" + name, Expires: signedLife})
+	u, err := rd.URL(ctx, sha, blob.URLOptions{Method: method, ContentType: contentType(name), ContentDisposition: "attachment;filename=" + name, Expires: signedLife})
 	if err != nil {
 		return "", err
 	}

@@ -29,7 +29,8 @@ func NewRegistry() *Registry {
 // JSON tags give property names (and omitempty); the `openapi` tag gives the rest as
 // comma-separated items: format=uri, type=string, nullable, readOnly, writeOnly,
 // minLength=1, maxLength=255, minimum=1, maximum=9, default=x, enum=a|b, required,
-// optional, and desc=text (last: the rest of the tag is the text, commas included).
+// optional, newer (a field of newer Pulp releases: accepted, left out of the document),
+// and desc=text (last: the rest of the tag is the text, commas included).
 // A property is required unless it is a pointer, map, slice, interface or
 // json.RawMessage, omitempty, readOnly, has a default, or is tagged optional; the
 // tag required forces it.
@@ -140,7 +141,7 @@ func addFields(s *Schema, t reflect.Type) error {
 				continue
 			}
 		}
-		if !f.IsExported() {
+		if !f.IsExported() || newer(f) {
 			continue
 		}
 		if name == "" {
@@ -156,6 +157,18 @@ func addFields(s *Schema, t reflect.Type) error {
 		s.Properties = append(s.Properties, Property{Name: name, Schema: fs})
 	}
 	return nil
+}
+
+// newer reports a field tagged `openapi:"newer"`: a field that newer Pulp releases
+// define, accepted in requests, but not part of the document of the release set the
+// registry describes.
+func newer(f reflect.StructField) bool {
+	for item := range strings.SplitSeq(f.Tag.Get("openapi"), ",") {
+		if item == "newer" {
+			return true
+		}
+	}
+	return false
 }
 
 // fieldSchema is the schema of one struct field and whether it is required.

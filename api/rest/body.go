@@ -107,6 +107,16 @@ func ReadBody(r *http.Request, target any, onFile FileFunc) (map[string]json.Raw
 	}
 }
 
+// Fields are the JSON field names of a body shape, sorted.
+func Fields(target any) []string {
+	var out []string
+	for name := range fieldKinds(target) {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // fieldKinds maps the JSON field names of a struct to their kinds.
 func fieldKinds(target any) map[string]reflect.Type {
 	out := map[string]reflect.Type{}

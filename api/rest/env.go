@@ -218,6 +218,8 @@ type ContentSource struct {
 	FileURL    string
 	Labels     meta.Labels
 	Repository *meta.Repository
+	// NoOverwrite is the body's overwrite false: adding the unit must not replace one.
+	NoOverwrite bool
 }
 
 // ReadContent reads a content create body into body, storing an uploaded file; check
@@ -244,7 +246,7 @@ func (e *Env) ReadContent(r *http.Request, body ContentBody, repoType string, ch
 	if err != nil {
 		return fail(err)
 	}
-	src := ContentSource{Labels: labels}
+	src := ContentSource{Labels: labels, NoOverwrite: in.Overwrite != nil && !*in.Overwrite}
 	if in.Repository != nil {
 		if src.Repository, err = e.Repository(r.Context(), "repository", *in.Repository, repoType); err != nil {
 			return fail(err)

@@ -28,6 +28,9 @@ type RepoIn struct {
 	Description        *string  `json:"description" openapi:"nullable,minLength=1"`
 	RetainRepoVersions *int64   `json:"retain_repo_versions" openapi:"nullable,minimum=1"`
 	Remote             *string  `json:"remote" openapi:"format=uri,nullable"`
+	// RetainCheckpoints (newer Pulp releases) is accepted unset: pith has no checkpoint
+	// publications to retain.
+	RetainCheckpoints *int64 `json:"retain_checkpoints" openapi:"newer"`
 }
 
 // Repo gives a type's body (which embeds RepoIn) to the generic code.
@@ -60,6 +63,9 @@ type RepoView interface{ Repo() *RepoResponse }
 
 // Validator is a body that checks its type's own fields.
 type Validator interface{ Validate() error }
+
+// Defaulter is a response that fills in what its row leaves unset, as Pulp shows it.
+type Defaulter interface{ Default() }
 
 // RemoteIn is the body every remote type takes. The attrs column holds the body's JSON
 // without name, url, policy and labels (those are columns), under Pulp's field names,
@@ -141,6 +147,9 @@ type DistIn struct {
 	Repository   *string  `json:"repository" openapi:"format=uri,nullable"`
 	Publication  *string  `json:"publication" openapi:"format=uri,nullable"`
 	Checkpoint   bool     `json:"checkpoint" openapi:"optional"`
+	// RepositoryVersion (newer Pulp releases) is accepted unset: pith's distributions
+	// serve a publication or a repository's latest version.
+	RepositoryVersion *string `json:"repository_version" openapi:"newer"`
 }
 
 // Dist gives a type's body (which embeds DistIn) to the generic code.
@@ -209,6 +218,9 @@ type ContentIn struct {
 	Upload     *string  `json:"upload" openapi:"format=uri,writeOnly"`
 	FileURL    *string  `json:"file_url" openapi:"format=uri,writeOnly,minLength=1"`
 	Downloader any      `json:"downloader_config" openapi:"writeOnly,nullable"`
+	// Overwrite false makes adding the unit to the repository fail when it would replace
+	// one with the same repo key (Pulp 3.106+; true by default, as there).
+	Overwrite *bool `json:"overwrite" openapi:"newer"`
 }
 
 // Content gives a type's body (which embeds ContentIn) to the generic code.

@@ -29,8 +29,10 @@ import (
 // Env is a running pith: API under /pulp/api/v3/ and content app under /pulp/content/
 // on one test server, as admin with password "pw".
 type Env struct {
-	T       *testing.T
-	URL     string
+	T   *testing.T
+	URL string
+	// Record, when set, sees every request Do sends and the status and body answered.
+	Record  func(req *http.Request, status int, body []byte)
 	Dir     string
 	DB      *meta.DB
 	Store   *blob.Store
@@ -124,6 +126,9 @@ func (e *Env) Do(method, path, contentType string, body io.Reader, hdr ...string
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	if e.Record != nil {
+		e.Record(req, resp.StatusCode, b)
+	}
 	var m map[string]any
 	json.Unmarshal(b, &m)
 	if m == nil && len(b) > 0 {

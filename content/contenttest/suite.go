@@ -35,12 +35,20 @@ type Fixture struct {
 	// Present is the content summary of the version a sync of Upstream makes: count by
 	// unit type.
 	Present map[string]int
+	// Twins makes two units of the same repo key (two files at one path, two builds of
+	// one package) through the type's own operations and returns their hrefs.
+	Twins func(e *Env) (string, string)
+	// Examples are requests of the type's own operations (content create, copy, ...) by
+	// operationId, which the schema check makes; every such operation needs one.
+	Examples map[string]Example
 }
 
 // Run is the conformance suite of a content type, driven through the API as a client
 // would: sync from a fixture server with version counts, retain_repo_versions,
 // autopublish, publish and distribute with every published file served as stored,
-// orphan cleanup of everything once deleted, and a failed sync that leaves no version.
+// orphan cleanup of everything once deleted, a failed sync that leaves no version,
+// overwrite, a base version of another repository, and every operation of the server
+// called once with its response checked against the reference document's schema.
 func Run(t *testing.T, f Fixture) {
 	if f.Remote == "" {
 		f.Remote = f.Repository
@@ -66,6 +74,9 @@ func Run(t *testing.T, f Fixture) {
 	t.Run("publish, distribute and serve", s.serve)
 	t.Run("orphan cleanup", s.orphans)
 	t.Run("failed sync", s.failedSync)
+	t.Run("overwrite", s.overwrite)
+	t.Run("base version of another repository", s.otherBase)
+	t.Run("every operation's response matches the reference", s.schemas)
 }
 
 type suite struct {
@@ -382,5 +393,67 @@ func (s *suite) failedSync(t *testing.T) {
 	}
 	if rs := tk["created_resources"].([]any); len(rs) != 0 {
 		t.Errorf("a failed sync created %v", rs)
+	}
+}
+
+// overwrite: adding a unit with the repo key of one in the repository replaces it
+// (Pulp's overwrite, true by default), or, with overwrite false, fails the task and
+// changes nothing.
+func (s *suite) overwrite(t *testing.T) {
+	e := s.env(t)
+	a, b := s.f.Twins(e)
+	repo := e.create("repositories", s.f.Repository, map[string]any{"name": "twins"})
+	e.modify(repo, []string{a}, nil)
+	code, m := e.JSON("POST", repo["pulp_href"].(string)+"modify/", map[string]any{"add_content_units": []string{b}, "overwrite": false})
+	if code != http.StatusAccepted {
+		t.Fatalf("modify with overwrite false: %d %v", code, m)
+	}
+	tk := e.Wait(m["task"].(string))
+	msg := fmt.Sprint(tk["error"])
+	pa, _ := href.Parse(a)
+	pb, _ := href.Parse(b)
+	if tk["state"] != "failed" || !strings.Contains(msg, "PLP0023") || !strings.Contains(msg, pb.ID+"->"+pa.ID) {
+		t.Fatalf("modify with overwrite false: %v %v; want failed naming %s->%s", tk["state"], msg, pb.ID, pa.ID)
+	}
+	if vs := e.versions(repo); fmt.Sprint(vs) != "[1 0]" {
+		t.Errorf("versions after the refused overwrite: %v, want [1 0]", vs)
+	}
+	for _, overwrite := range []any{true, nil} {
+		body := map[string]any{"add_content_units": []string{b}}
+		if overwrite != nil {
+			body["overwrite"] = overwrite
+		}
+		code, m = e.JSON("POST", repo["pulp_href"].(string)+"modify/", body)
+		e.Done("modify with overwrite "+fmt.Sprint(overwrite), code, m)
+		repo = e.read(repo["pulp_href"].(string))
+		if got := e.units(repo["latest_version_href"].(string)); fmt.Sprint(got) != fmt.Sprint([]string{b}) {
+			t.Errorf("overwrite %v: the version holds %v, want only %s", overwrite, got, b)
+		}
+		a, b = b, a
+	}
+	// Overwrite false with the unit it would replace removed in the same change is fine.
+	code, m = e.JSON("POST", repo["pulp_href"].(string)+"modify/", map[string]any{"add_content_units": []string{b}, "remove_content_units": []string{a}, "overwrite": false})
+	e.Done("modify replacing with overwrite false", code, m)
+}
+
+// otherBase: a modify may start from a version of another repository (Pulp's
+// base_version, the CLI's --base-repository).
+func (s *suite) otherBase(t *testing.T) {
+	e := s.env(t)
+	src := s.repository(e, "source", s.url, nil)
+	if tk := s.syncTask(e, src); tk["state"] != "completed" {
+		t.Fatalf("sync: %v %v", tk["state"], tk["error"])
+	}
+	src = e.read(src["pulp_href"].(string))
+	dst := e.create("repositories", s.f.Repository, map[string]any{"name": "copy"})
+	code, m := e.JSON("POST", dst["pulp_href"].(string)+"modify/", map[string]any{"base_version": src["latest_version_href"]})
+	e.Done("modify from another repository's version", code, m)
+	dst = e.read(dst["pulp_href"].(string))
+	v := e.read(dst["latest_version_href"].(string))
+	if v["base_version"] != src["latest_version_href"] {
+		t.Errorf("base_version %v, want %v", v["base_version"], src["latest_version_href"])
+	}
+	if got, want := e.units(dst["latest_version_href"].(string)), e.units(src["latest_version_href"].(string)); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the new version holds %d units, the base %d", len(got), len(want))
 	}
 }

@@ -87,6 +87,8 @@ type repositoryResponse struct {
 type syncIn struct {
 	Remote *string `json:"remote" openapi:"format=uri"`
 	Mirror bool    `json:"mirror" openapi:"default=false"`
+	// Optimize (Pulp 3.106+) false syncs even when nothing changed upstream.
+	Optimize *bool `json:"optimize" openapi:"newer"`
 }
 
 // syncHandler dispatches a sync of the repository from its remote or the one given.
@@ -106,7 +108,7 @@ func (p *Plugin) syncHandler(env *rest.Env) rest.HandlerFunc {
 		}
 		return env.Dispatch(w, r, task.Spec{
 			Name:      SyncTask,
-			Args:      SyncArgs{Repository: repo.PulpID, Remote: remote.PulpID, Mirror: in.Mirror},
+			Args:      SyncArgs{Repository: repo.PulpID, Remote: remote.PulpID, Mirror: in.Mirror, Optimize: in.Optimize == nil || *in.Optimize},
 			Exclusive: []string{href.Repository(repo.Type, repo.PulpID)},
 			Shared:    []string{href.Remote(remote.Type, remote.PulpID)},
 		})
@@ -211,6 +213,7 @@ type createArgs struct {
 	Labels       meta.Labels `json:"labels"`
 	Repository   string      `json:"repository,omitempty"`
 	FileURL      string      `json:"file_url,omitempty"`
+	NoOverwrite  bool        `json:"no_overwrite,omitempty"`
 }
 
 // readContent reads a file-content create body and returns the task arguments.
@@ -228,7 +231,7 @@ func readContent(env *rest.Env, r *http.Request) (createArgs, *meta.Repository, 
 	if err != nil {
 		return createArgs{}, nil, err
 	}
-	a := createArgs{RelativePath: in.RelativePath, Labels: src.Labels, Artifact: src.Artifact, FileURL: src.FileURL}
+	a := createArgs{RelativePath: in.RelativePath, Labels: src.Labels, Artifact: src.Artifact, FileURL: src.FileURL, NoOverwrite: src.NoOverwrite}
 	if src.Repository != nil {
 		a.Repository = src.Repository.PulpID
 	}
@@ -273,7 +276,7 @@ func (p *Plugin) createTask(ctx context.Context, r *task.Run, body json.RawMessa
 	if err := json.Unmarshal(body, &a); err != nil {
 		return err
 	}
-	return p.core.CreateUnit(ctx, r, a.FileURL, &a.Artifact, a.Repository, func() (meta.Content, error) { return p.createUnit(ctx, a) })
+	return p.core.CreateUnit(ctx, r, a.FileURL, &a.Artifact, a.Repository, !a.NoOverwrite, func() (meta.Content, error) { return p.createUnit(ctx, a) })
 }
 
 // createUnit creates (or finds) the file unit for an artifact and path.

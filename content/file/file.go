@@ -39,6 +39,9 @@ type SyncArgs struct {
 	Repository string `json:"repository"`
 	Remote     string `json:"remote"`
 	Mirror     bool   `json:"mirror"`
+	// Optimize skips the sync when the manifest, the remote and the settings are those
+	// of the last sync and the repository has not changed since.
+	Optimize bool `json:"optimize"`
 }
 
 // PublishArgs are the arguments of a publish task.

@@ -54,7 +54,7 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 	var attrs repoAttrs
 	json.Unmarshal(repo.Attrs, &attrs)
 	state := syncState{ManifestSHA256: digest, URL: remote.URL, Policy: remote.Policy, Mirror: a.Mirror, Version: repo.LatestVersion}
-	if last := attrs.LastSync; last != nil && *last == state {
+	if last := attrs.LastSync; a.Optimize && last != nil && *last == state {
 		r.Progress("sync.skipped", "Skipping sync: the manifest has not changed since the last sync", 0).Finish(nil)
 		return nil
 	}

@@ -189,24 +189,13 @@ func (p *Plugin) rpmCopy(w http.ResponseWriter, r *http.Request) error {
 		}
 		ce := copyEntry{Source: src.PulpID, SourceVersion: n, Dest: dest.PulpID, DestBase: e.DestBaseVersion}
 		if e.Content != nil {
+			// Units not in the source version are not copied (as in Pulp: the copy takes
+			// what the source version and the list have in common, possibly nothing).
 			ids, err := p.core.Env().ContentIDs(ctx, field+".content", e.Content)
 			if err != nil {
 				return err
 			}
-			have, err := meta.VersionContentIDs(ctx, p.db, src.ID, n)
-			if err != nil {
-				return err
-			}
-			in := map[int64]bool{}
-			for _, id := range have {
-				in[id] = true
-			}
-			for j, id := range ids {
-				if !in[id] {
-					return rest.BadField(field+".content", "%s is not in the source repository version.", e.Content[j])
-				}
-			}
-			ce.Content = ids
+			ce.Content = append([]int64{}, ids...) // never nil: nil copies the whole version
 		}
 		a.Entries = append(a.Entries, ce)
 		exclusive = append(exclusive, href.Repository(RepoType, dest.PulpID))
@@ -280,6 +269,14 @@ func (p *Plugin) runCopy(ctx context.Context, r *task.Run) error {
 	return nil
 }
 
+// configOrEmpty is a repo_config as shown: {} when unset, as Pulp's default.
+func configOrEmpty(c json.RawMessage) json.RawMessage {
+	if len(c) == 0 || string(c) == "null" {
+		return json.RawMessage("{}")
+	}
+	return c
+}
+
 func renderRpmPub(p meta.Publication) rpmPublicationResponse {
 	var a PubAttrs
 	json.Unmarshal(p.Attrs, &a)
@@ -287,7 +284,7 @@ func renderRpmPub(p meta.Publication) rpmPublicationResponse {
 	return rpmPublicationResponse{
 		PublicationResponse: rest.NewPublicationResponse(p, "rpm.rpmpublication"),
 		ChecksumType:        a.ChecksumType, MetadataChecksumType: a.ChecksumType, PackageChecksumType: a.ChecksumType,
-		RepoConfig: json.RawMessage("{}"), CompressionType: a.CompressionType, Layout: &layout,
+		RepoConfig: configOrEmpty(a.RepoConfig), CompressionType: a.CompressionType, Layout: &layout,
 	}
 }
 
@@ -309,6 +306,10 @@ func (p *Plugin) publishArgs(ctx context.Context, repo meta.Repository, n int64,
 		Compression: pick(in.CompressionType, ra.CompressionType, "gz"), Layout: pick(in.Layout, ra.Layout, "nested_alphabetically")}
 	if a.ChecksumType == "unknown" {
 		a.ChecksumType = "sha256"
+	}
+	a.RepoConfig = ra.RepoConfig
+	if len(in.RepoConfig) > 0 && string(in.RepoConfig) != "null" {
+		a.RepoConfig = in.RepoConfig
 	}
 	if ra.MetadataSigningService != nil {
 		id, err := rest.HrefOf("metadata_signing_service", *ra.MetadataSigningService, "signing-services/")

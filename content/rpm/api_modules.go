@@ -67,6 +67,7 @@ type rpmModulemdIn struct {
 	Snippet       string        `json:"snippet" openapi:"writeOnly,minLength=1"`
 	Profiles      any           `json:"profiles" openapi:"required,nullable"`
 	Description   charField     `json:"description" openapi:"minLength=1"`
+	Overwrite     *bool         `json:"overwrite" openapi:"newer"`
 }
 
 // rpmModulemdDefaultsIn is the body of content_rpm_modulemd_defaults_create
@@ -78,6 +79,7 @@ type rpmModulemdDefaultsIn struct {
 	Stream     charField     `json:"stream" openapi:"minLength=1"`
 	Profiles   any           `json:"profiles" openapi:"required"`
 	Snippet    string        `json:"snippet" openapi:"writeOnly,minLength=1"`
+	Overwrite  *bool         `json:"overwrite" openapi:"newer"`
 }
 
 // rpmModulemdObsoleteIn is the body of content_rpm_modulemd_obsoletes_create
@@ -95,6 +97,7 @@ type rpmModulemdObsoleteIn struct {
 	ObsoletedByModuleName   *charField    `json:"obsoleted_by_module_name" openapi:"required,minLength=1"`
 	ObsoletedByModuleStream *charField    `json:"obsoleted_by_module_stream" openapi:"required,minLength=1"`
 	Snippet                 string        `json:"snippet" openapi:"writeOnly,minLength=1"`
+	Overwrite               *bool         `json:"overwrite" openapi:"newer"`
 }
 
 // rpmModuleKind describes one of the three create operations.
@@ -129,10 +132,11 @@ func (p *Plugin) moduleCreateHandler(k rpmModuleKind) rest.HandlerFunc {
 // RpmModuleArgs are the arguments of the task that creates a modulemd, defaults or
 // obsolete unit; the snippet was checked when the request was read.
 type RpmModuleArgs struct {
-	Snippet    string      `json:"snippet"`
-	Packages   []string    `json:"packages,omitempty"` // package hrefs (modulemds)
-	Labels     meta.Labels `json:"labels"`
-	Repository string      `json:"repository,omitempty"`
+	Snippet     string      `json:"snippet"`
+	Packages    []string    `json:"packages,omitempty"` // package hrefs (modulemds)
+	Labels      meta.Labels `json:"labels"`
+	Repository  string      `json:"repository,omitempty"`
+	NoOverwrite bool        `json:"no_overwrite,omitempty"`
 }
 
 // modChecks collects the field errors of a modular create body, DRF style: every
@@ -299,9 +303,10 @@ func (p *Plugin) readRpmModule(r *http.Request, k rpmModuleKind) (RpmModuleArgs,
 	check := doc.Type != "" // the fields are compared only with a good snippet
 	var repository *string
 	var labels rest.LabelsIn
+	var overwrite *bool
 	switch in := in.(type) {
 	case *rpmModulemdIn:
-		repository, labels = in.Repository, in.PulpLabels
+		repository, labels, overwrite = in.Repository, in.PulpLabels, in.Overwrite
 		if check {
 			m := doc.Module
 			c.str("name", m.Name)
@@ -326,7 +331,7 @@ func (p *Plugin) readRpmModule(r *http.Request, k rpmModuleKind) (RpmModuleArgs,
 		}
 		a.Packages = p.modulePackages(r.Context(), c, in.Packages)
 	case *rpmModulemdDefaultsIn:
-		repository, labels = in.Repository, in.PulpLabels
+		repository, labels, overwrite = in.Repository, in.PulpLabels, in.Overwrite
 		if check {
 			d := doc.Defaults
 			c.str("module", d.Module)
@@ -336,7 +341,7 @@ func (p *Plugin) readRpmModule(r *http.Request, k rpmModuleKind) (RpmModuleArgs,
 			c.present("module", "stream", "profiles")
 		}
 	case *rpmModulemdObsoleteIn:
-		repository, labels = in.Repository, in.PulpLabels
+		repository, labels, overwrite = in.Repository, in.PulpLabels, in.Overwrite
 		if check {
 			o := doc.Obsolete
 			c.str("modified", o.Modified)
@@ -369,6 +374,7 @@ func (p *Plugin) readRpmModule(r *http.Request, k rpmModuleKind) (RpmModuleArgs,
 	if repo != nil {
 		a.Repository = repo.PulpID
 	}
+	a.NoOverwrite = overwrite != nil && !*overwrite
 	return a, repo, nil
 }
 
@@ -458,7 +464,7 @@ func (p *Plugin) moduleCreator(k rpmModuleKind) rest.Creator {
 		if err := json.Unmarshal(body, &a); err != nil {
 			return err
 		}
-		return p.core.CreateUnit(ctx, r, "", nil, a.Repository, func() (meta.Content, error) {
+		return p.core.CreateUnit(ctx, r, "", nil, a.Repository, !a.NoOverwrite, func() (meta.Content, error) {
 			doc, err := parseModuleSnippet(a.Snippet, k.doc)
 			if err != nil {
 				return meta.Content{}, err

@@ -23,6 +23,9 @@ type rpmRepoAttrs struct {
 type rpmRepositoryIn struct {
 	rest.RepoIn
 	rpmRepoAttrs
+	// OsvConfig (newer Pulp releases) is accepted unset: pith makes no vulnerability
+	// reports.
+	OsvConfig json.RawMessage `json:"osv_config,omitempty" openapi:"newer"`
 }
 
 var (
@@ -31,7 +34,10 @@ var (
 	layouts          = map[string]bool{"nested_alphabetically": true, "flat": true, "nested_by_digest": true, "nested_by_both": true}
 )
 
-func (r *rpmRepositoryIn) validate() error {
+func (r *rpmRepositoryIn) Validate() error {
+	if len(r.OsvConfig) > 0 && string(r.OsvConfig) != "null" {
+		return rest.BadField("osv_config", "Vulnerability reports are not supported by this server yet.")
+	}
 	if r.PackageSigningService != nil {
 		return rest.BadField("package_signing_service", "Package signing is not supported by this server yet.")
 	}
@@ -75,6 +81,9 @@ type rpmRepositoryResponse struct {
 	RepoGpgcheck         int64   `json:"repo_gpgcheck" openapi:"readOnly"`
 	SqliteMetadata       bool    `json:"sqlite_metadata" openapi:"readOnly"`
 }
+
+// Default shows an unset repo_config as {}, Pulp's default.
+func (r *rpmRepositoryResponse) Default() { r.RepoConfig = configOrEmpty(r.RepoConfig) }
 
 type rpmRemoteAttrs struct {
 	SlesAuthToken *string `json:"sles_auth_token" openapi:"nullable,minLength=1"`

@@ -485,6 +485,7 @@ type RpmPackageArgs struct {
 	Labels       meta.Labels `json:"labels"`
 	Repository   string      `json:"repository,omitempty"`
 	FileURL      string      `json:"file_url,omitempty"`
+	NoOverwrite  bool        `json:"no_overwrite,omitempty"`
 }
 
 // readRpmPackage reads a package create body; a stored file is read as an rpm now (its
@@ -495,7 +496,7 @@ func (p *Plugin) readRpmPackage(r *http.Request) (RpmPackageArgs, *meta.Reposito
 	if err != nil {
 		return RpmPackageArgs{}, nil, nil, err
 	}
-	a := RpmPackageArgs{Artifact: src.Artifact, Labels: src.Labels, FileURL: src.FileURL}
+	a := RpmPackageArgs{Artifact: src.Artifact, Labels: src.Labels, FileURL: src.FileURL, NoOverwrite: src.NoOverwrite}
 	if in.RelativePath != nil {
 		a.RelativePath = *in.RelativePath
 	}
@@ -566,7 +567,7 @@ func (p *Plugin) runRpmPackage(ctx context.Context, r *task.Run, body json.RawMe
 	if err := json.Unmarshal(body, &a); err != nil {
 		return err
 	}
-	return p.core.CreateUnit(ctx, r, a.FileURL, &a.Artifact, a.Repository, func() (meta.Content, error) { return p.createRpmPackage(ctx, a) })
+	return p.core.CreateUnit(ctx, r, a.FileURL, &a.Artifact, a.Repository, !a.NoOverwrite, func() (meta.Content, error) { return p.createRpmPackage(ctx, a) })
 }
 
 // rpmTreeResponse documents a distribution tree, rendered from its stored
@@ -631,10 +632,11 @@ func rpmModuleOrdering(typ string) map[string]string {
 // RpmAdvisoryArgs are the arguments of the task that creates an advisory from an
 // uploaded JSON file.
 type RpmAdvisoryArgs struct {
-	Artifact   int64       `json:"artifact"`
-	Labels     meta.Labels `json:"labels"`
-	Repository string      `json:"repository,omitempty"`
-	FileURL    string      `json:"file_url,omitempty"`
+	Artifact    int64       `json:"artifact"`
+	Labels      meta.Labels `json:"labels"`
+	Repository  string      `json:"repository,omitempty"`
+	FileURL     string      `json:"file_url,omitempty"`
+	NoOverwrite bool        `json:"no_overwrite,omitempty"`
 }
 
 // advisoryFileName is what errors call an uploaded advisory.
@@ -648,7 +650,7 @@ func (p *Plugin) rpmAdvisoryCreate(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	a := RpmAdvisoryArgs{Artifact: src.Artifact, Labels: src.Labels, FileURL: src.FileURL}
+	a := RpmAdvisoryArgs{Artifact: src.Artifact, Labels: src.Labels, FileURL: src.FileURL, NoOverwrite: src.NoOverwrite}
 	if src.Repository != nil {
 		a.Repository = src.Repository.PulpID
 	}
@@ -673,7 +675,7 @@ func (p *Plugin) runRpmAdvisory(ctx context.Context, r *task.Run, body json.RawM
 	if err := json.Unmarshal(body, &a); err != nil {
 		return err
 	}
-	return p.core.CreateUnit(ctx, r, a.FileURL, &a.Artifact, a.Repository, func() (meta.Content, error) {
+	return p.core.CreateUnit(ctx, r, a.FileURL, &a.Artifact, a.Repository, !a.NoOverwrite, func() (meta.Content, error) {
 		art, err := meta.ArtifactByID(ctx, p.db, a.Artifact)
 		if err != nil {
 			return meta.Content{}, err

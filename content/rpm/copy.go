@@ -48,11 +48,7 @@ func CopyPlan(ctx context.Context, q meta.Querier, entries []CopyEntry, solve bo
 			out[i] = src.ids()
 			continue
 		}
-		sel, err := src.pick(e.Content)
-		if err != nil {
-			return nil, nil, err
-		}
-		out[i] = withChildren(sel, src)
+		out[i] = withChildren(src.pick(e.Content), src)
 	}
 	if !solve {
 		return out, nil, nil
@@ -148,16 +144,14 @@ func (vs *versionSet) ids() []int64 {
 	return ids
 }
 
-func (vs *versionSet) pick(ids []int64) ([]*setUnit, error) {
+func (vs *versionSet) pick(ids []int64) []*setUnit {
 	var out []*setUnit
 	for _, id := range ids {
-		u := vs.byID[id]
-		if u == nil {
-			return nil, fmt.Errorf("unit %d is not in version %d of the source repository", id, vs.number)
+		if u := vs.byID[id]; u != nil {
+			out = append(out, u)
 		}
-		out = append(out, u)
 	}
-	return out, nil
+	return out
 }
 
 // withChildren returns the ids of the selection and of the units it names in the source.

@@ -34,6 +34,8 @@ type PublishArgs struct {
 	// SigningService is the pulp ID of the signing service that signs repomd.xml; empty:
 	// unsigned.
 	SigningService string `json:"signing_service,omitempty"`
+	// RepoConfig is the config.repo settings the publication records (a JSON object).
+	RepoConfig json.RawMessage `json:"repo_config,omitempty"`
 }
 
 // PubAttrs are what an rpm publication records (its attrs).
@@ -41,6 +43,8 @@ type PubAttrs struct {
 	ChecksumType    string `json:"checksum_type"`
 	CompressionType string `json:"compression_type"`
 	Layout          string `json:"layout"`
+	// RepoConfig is the config.repo settings of distributions serving the publication.
+	RepoConfig json.RawMessage `json:"repo_config,omitempty"`
 }
 
 func (p *Plugin) runPublish(ctx context.Context, r *task.Run) error {
@@ -109,7 +113,7 @@ func (p *Plugin) Publish(ctx context.Context, r *task.Run, repo meta.Repository,
 		return meta.Publication{}, err
 	}
 
-	attrs, _ := json.Marshal(PubAttrs{ChecksumType: a.ChecksumType, CompressionType: a.Compression, Layout: a.Layout})
+	attrs, _ := json.Marshal(PubAttrs{ChecksumType: a.ChecksumType, CompressionType: a.Compression, Layout: a.Layout, RepoConfig: a.RepoConfig})
 	var pub meta.Publication
 	err = p.db.Tx(ctx, func(tx *meta.Tx) error {
 		var err error

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -250,8 +251,8 @@ func (d *Driver) Walk(ctx context.Context, fn func(string, blob.Info) error) err
 	return nil
 }
 
-// URL presigns a GET of a blob; the response carries the given content type and
-// disposition (S3 response overrides).
+// URL presigns a GET (or, when asked, a HEAD) of a blob; the response carries the given
+// content type and disposition (S3 response overrides).
 func (d *Driver) URL(ctx context.Context, sha string, opt blob.URLOptions) (string, error) {
 	if err := blob.CheckDigest(sha); err != nil {
 		return "", err
@@ -267,7 +268,13 @@ func (d *Driver) URL(ctx context.Context, sha string, opt blob.URLOptions) (stri
 	if exp <= 0 {
 		exp = time.Hour
 	}
-	u, err := d.c.PresignedGetObject(ctx, d.bucket, key(sha), exp, q)
+	var u *url.URL
+	var err error
+	if opt.Method == http.MethodHead {
+		u, err = d.c.PresignedHeadObject(ctx, d.bucket, key(sha), exp, q)
+	} else {
+		u, err = d.c.PresignedGetObject(ctx, d.bucket, key(sha), exp, q)
+	}
 	if err != nil {
 		return "", err
 	}

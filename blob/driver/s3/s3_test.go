@@ -81,6 +81,17 @@ func testMultipartAndPresignedURL(t *testing.T, d *Driver) {
 			t.Errorf("tampered URL: %d, want 403", resp.StatusCode)
 		}
 	}
+	// A URL is signed for one method: a HEAD needs a URL signed for HEAD.
+	hu, err := d.URL(ctx, dg.SHA256, blob.URLOptions{Method: http.MethodHead, ContentType: "application/x-rpm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.Head(hu); err != nil || resp.StatusCode != 200 || resp.ContentLength != int64(len(data)) {
+		t.Errorf("presigned HEAD: %v %v", resp, err)
+	}
+	if resp, err := http.Head(u); err == nil && resp.StatusCode == 200 {
+		t.Logf("this server accepts a HEAD on a URL signed for GET (AWS S3 and MinIO do not)")
+	}
 }
 
 func TestParseURL(t *testing.T) {

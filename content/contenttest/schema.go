@@ -1,0 +1,409 @@
+package contenttest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"pith/api/href"
+	"pith/api/openapi"
+	"pith/content"
+	"pith/internal/testfiles"
+	"pith/meta"
+)
+
+// Example is a request of one of a type's own operations (content create, copy, ...),
+// for the schema check: it may make what it needs through e first, and refs name what
+// the check made before.
+type Example func(e *Env, refs Refs) (method, path, contentType string, body io.Reader)
+
+// Refs are the hrefs of what the schema check made before it runs a type's examples: a
+// repository synced from the fixture's upstream, its latest version, its remote, a
+// publication of it and a distribution.
+type Refs struct {
+	Repository, Version, Remote, Publication, Distribution string
+}
+
+// JSONBody is an Example's body as JSON.
+func JSONBody(v any) (string, io.Reader) {
+	b, _ := json.Marshal(v)
+	return "application/json", bytes.NewReader(b)
+}
+
+// answer is one recorded response.
+type answer struct {
+	op     string
+	method string
+	path   string
+	status int
+	body   []byte
+}
+
+// schemas drives every operation the server implements at least once, through the
+// API as a client would, and checks each response against the schema the reference
+// release set's document declares for it (required properties, types, enums), the way
+// the generated bindings read responses.
+func (s *suite) schemas(t *testing.T) {
+	e := s.env(t)
+	doc, err := testfiles.ReadFile("reference", "pulp-3.105", "api-3105.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := openapi.NewChecker(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var answers []answer
+	e.Record = func(req *http.Request, status int, body []byte) {
+		op, _ := e.API.OperationFor(req)
+		mu.Lock()
+		answers = append(answers, answer{op, req.Method, req.URL.Path, status, body})
+		mu.Unlock()
+	}
+	tr := &tour{e: e, s: s, vars: map[string]string{}}
+	tr.setup()
+	tr.every()
+
+	done := map[string]bool{}
+	for _, a := range answers {
+		if a.op == "" {
+			continue // a pith extension, or a path no operation serves
+		}
+		if a.status >= 400 && !(a.op == "tasks_cancel" && a.status == http.StatusConflict) {
+			t.Errorf("%s %s (%s): %d %s", a.method, a.path, a.op, a.status, a.body)
+			continue
+		}
+		done[a.op] = true
+		if !ref.Has(a.op) {
+			t.Errorf("%s is not an operation of the reference release set", a.op)
+			continue
+		}
+		for _, p := range ref.Response(a.op, a.status, a.body) {
+			t.Errorf("%s %s (%s, %d): %s", a.method, a.path, a.op, a.status, p)
+		}
+	}
+	t.Logf("%d responses of %d operations checked against the reference", len(answers), len(done))
+	var missed []string
+	for _, op := range e.API.Operations() {
+		if !done[op.ID] {
+			missed = append(missed, op.ID)
+		}
+	}
+	sort.Strings(missed)
+	if len(missed) > 0 {
+		t.Errorf("%d operations were not exercised: %s", len(missed), strings.Join(missed, " "))
+	}
+}
+
+// tour makes one of everything and then calls every operation.
+type tour struct {
+	e    *Env
+	s    *suite
+	refs Refs
+	vars map[string]string // href template variable ("rpm_rpm_repository_href") → an href
+	n    int
+}
+
+// name is a unique name.
+func (tr *tour) name(what string) string {
+	tr.n++
+	return fmt.Sprintf("schema-%s-%d", what, tr.n)
+}
+
+// send makes a request and, for a 202 with a task, waits for the task to complete.
+func (tr *tour) send(method, path, ct string, body io.Reader, hdr ...string) map[string]any {
+	tr.e.T.Helper()
+	code, m, _ := tr.e.Do(method, path, ct, body, hdr...)
+	if code == http.StatusAccepted {
+		if h, ok := m["task"].(string); ok {
+			if tk := tr.e.Wait(h); tk["state"] != "completed" {
+				tr.e.T.Errorf("%s %s: task %v: %v", method, path, tk["state"], tk["error"])
+			}
+		}
+	}
+	return m
+}
+
+func (tr *tour) json(method, path string, v any) map[string]any {
+	ct, body := JSONBody(v)
+	return tr.send(method, path, ct, body)
+}
+
+// kindName is the operations' name of a kind type: "rpm.rpm" → "rpm_rpm".
+func kindName(typ string) string { return strings.ReplaceAll(href.Segment(typ), "/", "_") }
+
+// createBody is a good create body of a repository, remote or distribution kind.
+func (tr *tour) createBody(collection string) map[string]any {
+	switch collection {
+	case "remotes":
+		return map[string]any{"name": tr.name("remote"), "url": tr.s.url}
+	case "distributions":
+		n := tr.name("dist")
+		return map[string]any{"name": n, "base_path": n, "repository": tr.refs.Repository}
+	}
+	return map[string]any{"name": tr.name("repo")}
+}
+
+// created is the href of what a create answered: the object, or the task's resource.
+func (tr *tour) created(m map[string]any) string {
+	if h, ok := m["pulp_href"].(string); ok {
+		return h
+	}
+	tk := tr.e.Wait(m["task"].(string))
+	return tk["created_resources"].([]any)[0].(string)
+}
+
+func (tr *tour) setup() {
+	e, s, t := tr.e, tr.s, tr.e.Core.Table()
+	remote := tr.json("POST", collection("remotes", s.f.Remote), map[string]any{"name": tr.name("remote"), "url": s.url})
+	repo := tr.json("POST", collection("repositories", s.f.Repository), map[string]any{"name": tr.name("repo"), "remote": remote["pulp_href"]})
+	tr.refs.Remote, tr.refs.Repository = remote["pulp_href"].(string), repo["pulp_href"].(string)
+	tr.json("POST", tr.refs.Repository+"sync/", map[string]any{})
+	tr.refs.Version = e.read(tr.refs.Repository)["latest_version_href"].(string)
+	dist := map[string]any{"name": tr.name("dist"), "base_path": tr.name("dist")}
+	if _, ok := t.PubKind(s.f.Repository); ok {
+		m := tr.json("POST", collection("publications", s.f.Repository), map[string]any{"repository": tr.refs.Repository})
+		tr.refs.Publication = tr.created(m)
+		dist["publication"] = tr.refs.Publication
+	} else {
+		dist["repository"] = tr.refs.Repository
+	}
+	tr.refs.Distribution = tr.created(tr.json("POST", collection("distributions", s.f.Distribution), dist))
+
+	// The type's own operations, which may make units the reads need.
+	ids := make([]string, 0, len(s.f.Examples))
+	for id := range s.f.Examples {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		method, path, ct, body := s.f.Examples[id](e, tr.refs)
+		tr.send(method, path, ct, body)
+	}
+
+	// One of every other kind of the registered types.
+	for _, k := range t.Repositories() {
+		h := tr.refs.Repository
+		if k.Type != s.f.Repository {
+			h = tr.json("POST", collection("repositories", k.Type), tr.createBody("repositories"))["pulp_href"].(string)
+		}
+		tr.vars[kindName(k.Type)+"_repository_href"] = h
+		tr.vars[kindName(k.Type)+"_repository_version_href"] = e.read(h)["latest_version_href"].(string)
+	}
+	for _, k := range t.Remotes() {
+		h := tr.refs.Remote
+		if k.Type != s.f.Remote {
+			h = tr.json("POST", collection("remotes", k.Type), tr.createBody("remotes"))["pulp_href"].(string)
+		}
+		tr.vars[kindName(k.Type)+"_remote_href"] = h
+	}
+	for _, k := range t.Distributions() {
+		h := tr.refs.Distribution
+		if k.Type != s.f.Distribution {
+			h = tr.created(tr.json("POST", collection("distributions", k.Type), tr.createBody("distributions")))
+		}
+		tr.vars[kindName(k.Type)+"_distribution_href"] = h
+	}
+	for _, k := range t.Publications() {
+		tr.vars[kindName(k.Type)+"_publication_href"] = tr.first(collection("publications", k.Type))
+	}
+	for _, k := range t.Units() {
+		tr.vars[strings.Trim(k.Href, "{}")] = tr.first(href.Root + "content/" + k.Segment + "/")
+	}
+
+	// The core's resources.
+	ctx := context.Background()
+	if _, err := meta.PutSigningService(ctx, e.DB, meta.SigningService{Name: "schema-check", PublicKey: "-----BEGIN PGP PUBLIC KEY BLOCK-----",
+		Fingerprint: "0123456789ABCDEF0123456789ABCDEF01234567", Script: "none"}); err != nil {
+		e.T.Fatal(err)
+	}
+	if err := e.Core.SetSchedules(ctx, content.Schedules{UploadProtection: time.Hour}); err != nil {
+		e.T.Fatal(err)
+	}
+	ct, body := Multipart(nil, "file", "blob", []byte("an artifact of the schema check"))
+	tr.send("POST", href.Root+"artifacts/", ct, body)
+	up := tr.json("POST", href.Root+"uploads/", map[string]any{"size": 5})
+	ct, body = Multipart(nil, "file", "blob", []byte("hello"))
+	tr.send("PUT", up["pulp_href"].(string), ct, body, "Content-Range", "bytes 0-4/5")
+	tr.vars["upload_href"] = up["pulp_href"].(string)
+	// A task group (pith's bulk_modify makes one).
+	tr.json("POST", href.Root+"repositories/bulk_modify/", map[string]any{"repositories": []string{tr.refs.Repository}, "remove_content_units": []string{"*"}})
+	for v, list := range map[string]string{"task_href": "tasks/", "task_group_href": "task-groups/", "artifact_href": "artifacts/",
+		"worker_href": "workers/", "signing_service_href": "signing-services/", "task_schedule_href": "task-schedules/"} {
+		tr.vars[v] = tr.first(href.Root + list)
+	}
+}
+
+// first is the href of the first object a list holds; the test fails without one.
+func (tr *tour) first(list string) string {
+	tr.e.T.Helper()
+	sep := "?"
+	if strings.Contains(list, "?") {
+		sep = "&"
+	}
+	page := tr.e.read(list + sep + "limit=1")
+	rs, _ := page["results"].([]any)
+	if len(rs) == 0 {
+		tr.e.T.Fatalf("%s is empty: the schema check needs one", list)
+	}
+	return rs[0].(map[string]any)["pulp_href"].(string)
+}
+
+// path is an operation's path with its href variable filled in.
+func (tr *tour) path(p string) string {
+	if !strings.HasPrefix(p, "{") {
+		return p
+	}
+	v, rest, _ := strings.Cut(strings.TrimPrefix(p, "{"), "}")
+	h, ok := tr.vars[v]
+	if !ok {
+		tr.e.T.Fatalf("no object for %s", p)
+	}
+	return h + rest
+}
+
+// phase orders operations: reads, then changes, then deletions.
+func phase(op openapi.Operation) int {
+	switch {
+	case op.Method == "GET":
+		return 0
+	case op.Method == "DELETE" || strings.HasSuffix(op.ID, "_cancel") || op.ID == "tasks_purge":
+		return 2
+	}
+	return 1
+}
+
+// every calls each operation the server implements; the type's own operations ran in
+// setup.
+func (tr *tour) every() {
+	e := tr.e
+	ops := e.API.Operations()
+	sort.SliceStable(ops, func(i, j int) bool { return phase(ops[i]) < phase(ops[j]) })
+	for _, op := range ops {
+		if _, own := tr.s.f.Examples[op.ID]; own {
+			continue
+		}
+		coll, _, _ := strings.Cut(op.ID, "_")
+		p := tr.path(op.Path)
+		switch suffix := op.ID[strings.LastIndex(op.ID, "_")+1:]; {
+		case op.ID == "artifacts_create":
+			ct, body := Multipart(nil, "file", "blob", []byte("another artifact"))
+			tr.send("POST", p, ct, body)
+		case op.ID == "uploads_create":
+			tr.json("POST", p, map[string]any{"size": 1})
+		case op.ID == "uploads_update":
+			up := tr.json("POST", href.Root+"uploads/", map[string]any{"size": 3})
+			ct, body := Multipart(nil, "file", "blob", []byte("abc"))
+			tr.send("PUT", up["pulp_href"].(string), ct, body, "Content-Range", "bytes 0-2/3")
+		case op.ID == "uploads_commit":
+			sum := sha256.Sum256([]byte("hello"))
+			tr.json("POST", p, map[string]any{"sha256": hex.EncodeToString(sum[:])})
+		case op.ID == "orphans_cleanup_cleanup" || op.ID == "tasks_purge":
+			tr.json("POST", p, map[string]any{})
+		case op.ID == "orphans_delete":
+			tr.send("DELETE", p, "", nil)
+		case op.ID == "tasks_cancel" || op.ID == "task_groups_cancel":
+			tr.json("PATCH", p, map[string]any{"state": "canceled"})
+		case op.Method == "GET":
+			tr.send("GET", p, "", nil)
+		case strings.HasSuffix(op.ID, "_set_label"):
+			tr.json("POST", p, map[string]any{"key": "schema", "value": "check"})
+		case strings.HasSuffix(op.ID, "_unset_label"):
+			tr.json("POST", strings.TrimSuffix(p, "unset_label/")+"set_label/", map[string]any{"key": "schema", "value": "check"})
+			tr.json("POST", p, map[string]any{"key": "schema"})
+		case suffix == "update" && op.Method == "PATCH":
+			tr.json("PATCH", p, map[string]any{})
+		case suffix == "update":
+			// The object as it is, its writable identity fields sent again.
+			cur := e.read(p)
+			body := map[string]any{}
+			for _, keep := range []string{"name", "url", "base_path", "repository", "publication", "remote"} {
+				if v, ok := cur[keep]; ok && v != nil {
+					body[keep] = v
+				}
+			}
+			tr.json("PUT", p, body)
+		case suffix == "sync" || suffix == "repair":
+			tr.json("POST", p, map[string]any{})
+		case suffix == "modify":
+			tr.json("POST", p, map[string]any{"add_content_units": []string{}})
+		case suffix == "create" && (coll == "repositories" || coll == "remotes" || coll == "distributions"):
+			tr.json("POST", p, tr.createBody(coll))
+		case suffix == "create" && coll == "publications":
+			tr.json("POST", p, map[string]any{"repository": tr.refs.Repository})
+		case suffix == "delete":
+			tr.delete(op, coll)
+		default:
+			e.T.Errorf("the schema check does not know how to call %s %s", op.ID, op.Path)
+		}
+	}
+}
+
+// kindOf is the kind type an operation of a collection acts on: the operation
+// "remotes_rpm_rpm_delete" acts on "rpm.rpm".
+func (tr *tour) kindOf(collection, opID string) string {
+	t := tr.e.Core.Table()
+	var types []string
+	for _, k := range t.Repositories() {
+		types = append(types, k.Type)
+	}
+	for _, k := range t.Remotes() {
+		types = append(types, k.Type)
+	}
+	for _, k := range t.Distributions() {
+		types = append(types, k.Type)
+	}
+	for _, k := range t.Publications() {
+		types = append(types, k.Type)
+	}
+	for _, typ := range types {
+		if strings.HasPrefix(opID, collection+"_"+kindName(typ)+"_") {
+			return typ
+		}
+	}
+	tr.e.T.Fatalf("no kind serves %s", opID)
+	return ""
+}
+
+// delete deletes something made for the purpose, never what the other operations use.
+func (tr *tour) delete(op openapi.Operation, coll string) {
+	e := tr.e
+	switch {
+	case strings.HasSuffix(op.ID, "_versions_delete"):
+		// A version of a repository no distribution serves, with a newer one.
+		r := tr.json("POST", collection("repositories", tr.kindOf("repositories", op.ID)), tr.createBody("repositories"))["pulp_href"].(string)
+		units := e.units(tr.refs.Version)
+		if len(units) == 0 {
+			e.T.Fatal("no units to make versions with")
+		}
+		tr.json("POST", r+"modify/", map[string]any{"add_content_units": units[:1]})
+		tr.json("POST", r+"modify/", map[string]any{"remove_content_units": units[:1]})
+		tr.send("DELETE", r+"versions/1/", "", nil)
+	case coll == "repositories" || coll == "remotes" || coll == "distributions":
+		h := tr.created(tr.json("POST", collection(coll, tr.kindOf(coll, op.ID)), tr.createBody(coll)))
+		tr.send("DELETE", h, "", nil)
+	case coll == "publications":
+		m := tr.json("POST", collection("publications", tr.kindOf(coll, op.ID)), map[string]any{"repository": tr.refs.Repository})
+		tr.send("DELETE", tr.created(m), "", nil)
+	case op.ID == "artifacts_delete":
+		ct, body := Multipart(nil, "file", "blob", []byte("an artifact to delete"))
+		tr.send("DELETE", tr.send("POST", href.Root+"artifacts/", ct, body)["pulp_href"].(string), "", nil)
+	case op.ID == "uploads_delete":
+		tr.send("DELETE", tr.json("POST", href.Root+"uploads/", map[string]any{"size": 1})["pulp_href"].(string), "", nil)
+	case op.ID == "tasks_delete":
+		tr.send("DELETE", tr.first(href.Root+"tasks/?state=completed"), "", nil)
+	default:
+		e.T.Errorf("the schema check does not know how to call %s", op.ID)
+	}
+}

@@ -145,7 +145,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Set directly: Header().Set would canonicalise the name to Correlation-Id.
 	w.Header()["Correlation-ID"] = []string{cid}
-	r = r.WithContext(rest.WithCorrelationID(r.Context(), cid))
+	r = r.WithContext(rest.WithPRNs(rest.WithCorrelationID(r.Context(), cid), s.env))
 	s.mux.ServeHTTP(w, r)
 }
 

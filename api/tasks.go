@@ -13,7 +13,9 @@ import (
 	"pith/task"
 )
 
-// resourceFilter matches tasks that locked a resource (href) exclusively, shared or either.
+// resourceFilter matches tasks that locked a resource (an href; a PRN became one as the
+// request was read) exclusively, shared or either; its __in form matches tasks that
+// locked every one of the resources, as Pulp's.
 func resourceFilter(name string, excl *bool) []rest.Filter {
 	cond := func(n int) string {
 		c := "EXISTS (SELECT 1 FROM task_locks tl WHERE tl.task_id = t.id AND tl.resource IN (" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"
@@ -27,37 +29,30 @@ func resourceFilter(name string, excl *bool) []rest.Filter {
 		return c + ")"
 	}
 	// Finished tasks have freed their locks; match them through the record as well.
-	rec := func(d meta.Dialect, v string) (string, []any) {
-		pat := v
-		if excl != nil && !*excl {
-			pat = "shared:" + v
-		}
-		return d.Contains("t.reserved", false), []any{`"` + pat + `"`}
-	}
 	one := func(l *meta.List, d meta.Dialect, v string) error {
-		rc, ra := rec(d, v)
-		if excl != nil && *excl {
-			rc += " AND NOT " + d.Contains("t.reserved", false)
-			ra = append(ra, `"shared:`+v+`"`)
+		has := d.Contains("t.reserved", false)
+		var rc string
+		var ra []any
+		switch {
+		case excl == nil:
+			rc, ra = has+" OR "+has, []any{`"` + v + `"`, `"shared:` + v + `"`}
+		case *excl:
+			rc, ra = has, []any{`"` + v + `"`}
+		default:
+			rc, ra = has, []any{`"shared:` + v + `"`}
 		}
-		l.And("("+cond(1)+" OR ("+rc+"))", append([]any{v}, ra...)...)
+		l.And("("+cond(1)+" OR "+rc+")", append([]any{v}, ra...)...)
 		return nil
 	}
 	in := func(l *meta.List, d meta.Dialect, v string) error {
 		parts := rest.SplitComma([]string{v})
-		var ors []string
-		var args []any
-		for _, p := range parts {
-			sub := meta.List{}
-			one(&sub, d, p)
-			ors = append(ors, sub.Where[0])
-			args = append(args, sub.Args...)
-		}
-		if len(ors) == 0 {
+		if len(parts) == 0 {
 			l.And("1 = 0")
 			return nil
 		}
-		l.And("("+strings.Join(ors, " OR ")+")", args...)
+		for _, p := range parts {
+			one(l, d, p)
+		}
 		return nil
 	}
 	return []rest.Filter{
@@ -99,7 +94,7 @@ func taskListSpec() rest.ListSpec {
 	})}
 }
 
-func renderTask(t task.Task) taskResponse {
+func (s *Server) renderTask(t task.Task) taskResponse {
 	out := taskResponse{
 		PulpHref: href.Task(t.PulpID), Prn: href.PRN("core.task", t.PulpID),
 		PulpCreated: rest.Time(t.Created), PulpLastUpdated: rest.Time(t.Updated),
@@ -117,8 +112,17 @@ func renderTask(t task.Task) taskResponse {
 	if out.CreatedResources == nil {
 		out.CreatedResources = []string{}
 	}
-	if out.ReservedResourcesRecord == nil {
-		out.ReservedResourcesRecord = []string{}
+	// Pulp 3.105 records the resources a task locked by PRN; pith locks hrefs.
+	out.ReservedResourcesRecord = make([]string, len(t.Reserved))
+	for i, res := range t.Reserved {
+		shared, bare := "", res
+		if b, ok := strings.CutPrefix(res, "shared:"); ok {
+			shared, bare = "shared:", b
+		}
+		if prn, ok := s.env.PRNOf(bare); ok {
+			res = shared + prn
+		}
+		out.ReservedResourcesRecord[i] = res
 	}
 	if t.WorkerPulpID != nil {
 		h := href.Worker(*t.WorkerPulpID)
@@ -149,7 +153,7 @@ func (s *Server) taskList(w http.ResponseWriter, r *http.Request) error {
 	}
 	items := make([]any, len(tasks))
 	for i, t := range tasks {
-		items[i] = renderTask(t)
+		items[i] = s.renderTask(t)
 	}
 	return rest.WritePage(w, r, q, total, items)
 }
@@ -159,7 +163,7 @@ func (s *Server) taskRead(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.WriteOne(w, r, http.StatusOK, renderTask(t))
+	return rest.WriteOne(w, r, http.StatusOK, s.renderTask(t))
 }
 
 func (s *Server) taskCancel(w http.ResponseWriter, r *http.Request) error {
@@ -178,11 +182,11 @@ func (s *Server) taskCancel(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		if t.PulpID != "" {
 			// Finished already: Pulp answers 409 with the task as it is.
-			return rest.WriteOne(w, r, http.StatusConflict, renderTask(t))
+			return rest.WriteOne(w, r, http.StatusConflict, s.renderTask(t))
 		}
 		return err
 	}
-	return rest.WriteOne(w, r, http.StatusOK, renderTask(t))
+	return rest.WriteOne(w, r, http.StatusOK, s.renderTask(t))
 }
 
 func (s *Server) taskDelete(w http.ResponseWriter, r *http.Request) error {

@@ -24,7 +24,17 @@ type FileFunc func(field, filename string, body io.Reader) error
 // name. Form values are converted to JSON according to the kinds of target's fields
 // (the pulp CLI sends nested values as JSON strings in forms). File parts go to onFile;
 // a file part with onFile nil is an error naming the field.
+//
+// PRNs in the body become hrefs (Pulp accepts either wherever it takes an href).
 func ReadBody(r *http.Request, target any, onFile FileFunc) (map[string]json.RawMessage, error) {
+	raw, err := readBody(r, target, onFile)
+	if err == nil {
+		resolveRaw(r.Context(), raw)
+	}
+	return raw, err
+}
+
+func readBody(r *http.Request, target any, onFile FileFunc) (map[string]json.RawMessage, error) {
 	raw := map[string]json.RawMessage{}
 	ct, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch ct {

@@ -101,6 +101,9 @@ func ParseList(r *http.Request, d meta.Dialect, spec ListSpec) (Query, error) {
 			continue
 		}
 		for _, v := range vs {
+			if k != "prn__in" {
+				v = resolveValue(r.Context(), v) // PRNs become hrefs
+			}
 			if err := fn(&q.List, v); err != nil {
 				return q, err
 			}

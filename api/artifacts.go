@@ -54,20 +54,8 @@ func renderArtifact(a meta.Artifact) artifactResponse {
 	}
 }
 
-func (s *Server) artifactList(w http.ResponseWriter, r *http.Request) error {
-	q, err := rest.ParseList(r, s.db.Dialect(), artifactListSpec())
-	if err != nil {
-		return err
-	}
-	as, total, err := meta.ListArtifacts(r.Context(), s.db, q.List)
-	if err != nil {
-		return err
-	}
-	items := make([]any, len(as))
-	for i, a := range as {
-		items[i] = renderArtifact(a)
-	}
-	return rest.WritePage(w, r, q, total, items)
+func (s *Server) artifactList() rest.HandlerFunc {
+	return lister(s, artifactListSpec(), nil, meta.ListArtifacts, each(func(a meta.Artifact) any { return renderArtifact(a) }))
 }
 
 func (s *Server) artifactRead(w http.ResponseWriter, r *http.Request) error {

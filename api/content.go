@@ -65,30 +65,14 @@ type contentResponse struct {
 
 // contentList lists units of a kind, rendered by the kind, or of every kind (nil).
 func (s *Server) contentList(k *rest.UnitKind) rest.HandlerFunc {
-	spec := unitListSpec(k)
-	return func(w http.ResponseWriter, r *http.Request) error {
-		q, err := rest.ParseList(r, s.db.Dialect(), spec)
-		if err != nil {
-			return err
-		}
-		if k != nil {
-			q.List.And("c.type = ?", k.Type)
-		}
-		cs, total, err := meta.ListContent(r.Context(), s.db, q.List)
-		if err != nil {
-			return err
-		}
-		var items []any
-		if k != nil {
-			items, err = k.Render(r.Context(), cs)
-		} else {
-			items, err = s.renderGeneric(r.Context(), cs)
-		}
-		if err != nil {
-			return err
-		}
-		return rest.WritePage(w, r, q, total, items)
+	if k == nil {
+		return lister(s, unitListSpec(nil), nil, meta.ListContent, func(r *http.Request, cs []meta.Content) ([]any, error) {
+			return s.renderGeneric(r.Context(), cs)
+		})
 	}
+	return lister(s, unitListSpec(k), ofType("c.type", k.Type), meta.ListContent, func(r *http.Request, cs []meta.Content) ([]any, error) {
+		return k.Render(r.Context(), cs)
+	})
 }
 
 // renderGeneric renders units of any kinds as the generic content list shows them.

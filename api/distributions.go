@@ -191,26 +191,13 @@ func (s *Server) renderDist(d meta.Distribution) any {
 	return v
 }
 
+// distList lists distributions of a kind, or of every kind (nil).
 func (s *Server) distList(k *rest.DistKind) rest.HandlerFunc {
-	spec := distListSpec(k)
-	return func(w http.ResponseWriter, r *http.Request) error {
-		q, err := rest.ParseList(r, s.db.Dialect(), spec)
-		if err != nil {
-			return err
-		}
-		if k != nil {
-			q.List.And("d.type = ?", k.Type)
-		}
-		ds, total, err := meta.ListDistributions(r.Context(), s.db, q.List)
-		if err != nil {
-			return err
-		}
-		items := make([]any, len(ds))
-		for i, d := range ds {
-			items[i] = s.renderDist(d)
-		}
-		return rest.WritePage(w, r, q, total, items)
+	typ := ""
+	if k != nil {
+		typ = k.Type
 	}
+	return lister(s, distListSpec(k), ofType("d.type", typ), meta.ListDistributions, each(func(d meta.Distribution) any { return s.renderDist(d) }))
 }
 
 func (s *Server) distRead(w http.ResponseWriter, r *http.Request) error {

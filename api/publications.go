@@ -90,30 +90,24 @@ func (s *Server) pubDists(r *http.Request, p meta.Publication) ([]string, error)
 	return out, nil
 }
 
+// pubList lists publications of a kind, or of every kind (nil).
 func (s *Server) pubList(k *rest.PubKind) rest.HandlerFunc {
-	spec := pubListSpec(k)
-	return func(w http.ResponseWriter, r *http.Request) error {
-		q, err := rest.ParseList(r, s.db.Dialect(), spec)
-		if err != nil {
-			return err
-		}
-		if k != nil {
-			q.List.And("p.type = ?", k.Type)
-		}
-		ps, total, err := meta.ListPublications(r.Context(), s.db, q.List)
-		if err != nil {
-			return err
-		}
+	typ := ""
+	if k != nil {
+		typ = k.Type
+	}
+	render := func(r *http.Request, ps []meta.Publication) ([]any, error) {
 		items := make([]any, len(ps))
 		for i, p := range ps {
 			dists, err := s.pubDists(r, p)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			items[i] = s.renderPublication(p, dists)
 		}
-		return rest.WritePage(w, r, q, total, items)
+		return items, nil
 	}
+	return lister(s, pubListSpec(k), ofType("p.type", typ), meta.ListPublications, render)
 }
 
 func (s *Server) pubRead(w http.ResponseWriter, r *http.Request) error {

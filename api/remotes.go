@@ -114,26 +114,13 @@ func (s *Server) renderRemote(m meta.Remote) any {
 	return v
 }
 
+// remoteList lists remotes of a kind, or of every kind (nil).
 func (s *Server) remoteList(k *rest.RemoteKind) rest.HandlerFunc {
-	spec := remoteListSpec(k)
-	return func(w http.ResponseWriter, r *http.Request) error {
-		q, err := rest.ParseList(r, s.db.Dialect(), spec)
-		if err != nil {
-			return err
-		}
-		if k != nil {
-			q.List.And("m.type = ?", k.Type)
-		}
-		ms, total, err := meta.ListRemotes(r.Context(), s.db, q.List)
-		if err != nil {
-			return err
-		}
-		items := make([]any, len(ms))
-		for i, m := range ms {
-			items[i] = s.renderRemote(m)
-		}
-		return rest.WritePage(w, r, q, total, items)
+	typ := ""
+	if k != nil {
+		typ = k.Type
 	}
+	return lister(s, remoteListSpec(k), ofType("m.type", typ), meta.ListRemotes, each(func(m meta.Remote) any { return s.renderRemote(m) }))
 }
 
 func (s *Server) remoteCreate(k rest.RemoteKind) rest.HandlerFunc {

@@ -158,26 +158,13 @@ func attrsWithout(v any, drop ...string) (json.RawMessage, error) {
 	return json.Marshal(m)
 }
 
+// repoList lists repositories of a kind, or of every kind (nil).
 func (s *Server) repoList(k *rest.RepoKind) rest.HandlerFunc {
-	spec := repoListSpec(k)
-	return func(w http.ResponseWriter, r *http.Request) error {
-		q, err := rest.ParseList(r, s.db.Dialect(), spec)
-		if err != nil {
-			return err
-		}
-		if k != nil {
-			q.List.And("r.type = ?", k.Type)
-		}
-		rs, total, err := meta.ListRepositories(r.Context(), s.db, q.List)
-		if err != nil {
-			return err
-		}
-		items := make([]any, len(rs))
-		for i, x := range rs {
-			items[i] = s.renderRepo(x)
-		}
-		return rest.WritePage(w, r, q, total, items)
+	typ := ""
+	if k != nil {
+		typ = k.Type
 	}
+	return lister(s, repoListSpec(k), ofType("r.type", typ), meta.ListRepositories, each(func(x meta.Repository) any { return s.renderRepo(x) }))
 }
 
 func (s *Server) repoCreate(k rest.RepoKind) rest.HandlerFunc {

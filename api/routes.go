@@ -29,7 +29,7 @@ func (s *Server) coreOps(t *rest.Table) []rest.Op {
 
 	tl := taskListSpec()
 	add(rest.Op{ID: "tasks_list", Method: "GET", Path: root + "tasks/", Pattern: root + "tasks/{$}", Tag: "Tasks", List: &tl,
-		Responses: r(200, pg(task)), Handler: s.taskList})
+		Responses: r(200, pg(task)), Handler: s.taskList()})
 	add(rest.Op{ID: "tasks_read", Method: "GET", Path: "{task_href}", Pattern: root + "tasks/{id}/{$}", Tag: "Tasks", Detail: true,
 		Responses: r(200, task), Handler: s.taskRead})
 	add(rest.Op{ID: "tasks_cancel", Method: "PATCH", Path: "{task_href}", Pattern: root + "tasks/{id}/{$}", Tag: "Tasks",
@@ -41,7 +41,7 @@ func (s *Server) coreOps(t *rest.Table) []rest.Op {
 	group := t.Schema("TaskGroupResponse", taskGroupResponse{})
 	gl := rest.ListSpec{}
 	add(rest.Op{ID: "task_groups_list", Method: "GET", Path: root + "task-groups/", Pattern: root + "task-groups/{$}", Tag: "Task-Groups", List: &gl,
-		Responses: r(200, pg(group)), Handler: s.groupList})
+		Responses: r(200, pg(group)), Handler: s.groupList()})
 	add(rest.Op{ID: "task_groups_read", Method: "GET", Path: "{task_group_href}", Pattern: root + "task-groups/{id}/{$}", Tag: "Task-Groups", Detail: true,
 		Responses: r(200, group), Handler: s.groupRead})
 	add(rest.Op{ID: "task_groups_cancel", Method: "PATCH", Path: "{task_group_href}", Pattern: root + "task-groups/{id}/{$}", Tag: "Task-Groups",
@@ -49,26 +49,26 @@ func (s *Server) coreOps(t *rest.Table) []rest.Op {
 	signing := t.Schema("SigningServiceResponse", signingServiceResponse{})
 	sgl := signingListSpec()
 	add(rest.Op{ID: "signing_services_list", Method: "GET", Path: root + "signing-services/", Pattern: root + "signing-services/{$}", Tag: "Signing-Services", List: &sgl,
-		Responses: r(200, pg(signing)), Handler: s.signingList})
+		Responses: r(200, pg(signing)), Handler: s.signingList()})
 	add(rest.Op{ID: "signing_services_read", Method: "GET", Path: "{signing_service_href}", Pattern: root + "signing-services/{id}/{$}", Tag: "Signing-Services", Detail: true,
 		Responses: r(200, signing), Handler: s.signingRead})
 	sched := t.Schema("TaskScheduleResponse", taskScheduleResponse{})
 	sl := scheduleListSpec()
 	add(rest.Op{ID: "task_schedules_list", Method: "GET", Path: root + "task-schedules/", Pattern: root + "task-schedules/{$}", Tag: "Task-Schedules", List: &sl,
-		Responses: r(200, pg(sched)), Handler: s.scheduleList})
+		Responses: r(200, pg(sched)), Handler: s.scheduleList()})
 	add(rest.Op{ID: "task_schedules_read", Method: "GET", Path: "{task_schedule_href}", Pattern: root + "task-schedules/{id}/{$}", Tag: "Task-Schedules", Detail: true,
 		Responses: r(200, sched), Handler: s.scheduleRead})
 	worker := t.Schema("WorkerResponse", workerResponse{})
 	wl := workerListSpec()
 	add(rest.Op{ID: "workers_list", Method: "GET", Path: root + "workers/", Pattern: root + "workers/{$}", Tag: "Workers", List: &wl,
-		Responses: r(200, pg(worker)), Handler: s.workerList})
+		Responses: r(200, pg(worker)), Handler: s.workerList()})
 	add(rest.Op{ID: "workers_read", Method: "GET", Path: "{worker_href}", Pattern: root + "workers/{id}/{$}", Tag: "Workers", Detail: true,
 		Responses: r(200, worker), Handler: s.workerRead})
 
 	artifact := t.Schema("ArtifactResponse", artifactResponse{})
 	al := artifactListSpec()
 	add(rest.Op{ID: "artifacts_list", Method: "GET", Path: root + "artifacts/", Pattern: root + "artifacts/{$}", Tag: "Artifacts", List: &al,
-		Responses: r(200, pg(artifact)), Handler: s.artifactList})
+		Responses: r(200, pg(artifact)), Handler: s.artifactList()})
 	add(rest.Op{ID: "artifacts_create", Method: "POST", Path: root + "artifacts/", Pattern: root + "artifacts/{$}", Tag: "Artifacts",
 		Body: artifactIn{}, BodyName: "Artifact", Media: rest.FileForms, Responses: r(201, artifact), Handler: s.artifactCreate})
 	add(rest.Op{ID: "artifacts_read", Method: "GET", Path: "{artifact_href}", Pattern: root + "artifacts/{id}/{$}", Tag: "Artifacts", Detail: true,
@@ -79,7 +79,7 @@ func (s *Server) coreOps(t *rest.Table) []rest.Op {
 	upload := t.Schema("UploadResponse", uploadResponse{})
 	ul := uploadListSpec()
 	add(rest.Op{ID: "uploads_list", Method: "GET", Path: root + "uploads/", Pattern: root + "uploads/{$}", Tag: "Uploads", List: &ul,
-		Responses: r(200, pg(upload)), Handler: s.uploadList})
+		Responses: r(200, pg(upload)), Handler: s.uploadList()})
 	add(rest.Op{ID: "uploads_create", Method: "POST", Path: root + "uploads/", Pattern: root + "uploads/{$}", Tag: "Uploads",
 		Body: uploadIn{}, BodyName: "Upload", Media: rest.JSONForms, Responses: r(201, upload), Handler: s.uploadCreate})
 	add(rest.Op{ID: "uploads_read", Method: "GET", Path: "{upload_href}", Pattern: root + "uploads/{id}/{$}", Tag: "Uploads", Detail: true,

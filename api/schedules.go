@@ -51,20 +51,8 @@ func durationString(d time.Duration) string {
 	return out
 }
 
-func (s *Server) scheduleList(w http.ResponseWriter, r *http.Request) error {
-	q, err := rest.ParseList(r, s.db.Dialect(), scheduleListSpec())
-	if err != nil {
-		return err
-	}
-	ss, total, err := task.Schedules(r.Context(), s.db, q.List)
-	if err != nil {
-		return err
-	}
-	items := make([]any, len(ss))
-	for i, sc := range ss {
-		items[i] = renderSchedule(sc)
-	}
-	return rest.WritePage(w, r, q, total, items)
+func (s *Server) scheduleList() rest.HandlerFunc {
+	return lister(s, scheduleListSpec(), nil, task.Schedules, each(func(sc task.Schedule) any { return renderSchedule(sc) }))
 }
 
 func (s *Server) scheduleRead(w http.ResponseWriter, r *http.Request) error {

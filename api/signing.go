@@ -31,20 +31,8 @@ func renderSigning(x meta.SigningService) signingServiceResponse {
 		PulpLastUpdated: rest.Time(x.Updated), Name: x.Name, PublicKey: x.PublicKey, PubkeyFingerprint: x.Fingerprint, Script: x.Script}
 }
 
-func (s *Server) signingList(w http.ResponseWriter, r *http.Request) error {
-	q, err := rest.ParseList(r, s.db.Dialect(), signingListSpec())
-	if err != nil {
-		return err
-	}
-	xs, total, err := meta.ListSigningServices(r.Context(), s.db, q.List)
-	if err != nil {
-		return err
-	}
-	items := make([]any, len(xs))
-	for i, x := range xs {
-		items[i] = renderSigning(x)
-	}
-	return rest.WritePage(w, r, q, total, items)
+func (s *Server) signingList() rest.HandlerFunc {
+	return lister(s, signingListSpec(), nil, meta.ListSigningServices, each(func(x meta.SigningService) any { return renderSigning(x) }))
 }
 
 func (s *Server) signingRead(w http.ResponseWriter, r *http.Request) error {

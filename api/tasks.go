@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -142,20 +143,8 @@ func (s *Server) renderTask(t task.Task) taskResponse {
 	return out
 }
 
-func (s *Server) taskList(w http.ResponseWriter, r *http.Request) error {
-	q, err := rest.ParseList(r, s.db.Dialect(), taskListSpec())
-	if err != nil {
-		return err
-	}
-	tasks, total, err := task.List(r.Context(), s.db, q.List)
-	if err != nil {
-		return err
-	}
-	items := make([]any, len(tasks))
-	for i, t := range tasks {
-		items[i] = s.renderTask(t)
-	}
-	return rest.WritePage(w, r, q, total, items)
+func (s *Server) taskList() rest.HandlerFunc {
+	return lister(s, taskListSpec(), nil, task.List, each(func(t task.Task) any { return s.renderTask(t) }))
 }
 
 func (s *Server) taskRead(w http.ResponseWriter, r *http.Request) error {
@@ -245,20 +234,8 @@ func renderGroup(g task.Group) taskGroupResponse {
 	return out
 }
 
-func (s *Server) groupList(w http.ResponseWriter, r *http.Request) error {
-	q, err := rest.ParseList(r, s.db.Dialect(), rest.ListSpec{})
-	if err != nil {
-		return err
-	}
-	gs, total, err := task.ListGroups(r.Context(), s.db, q.List)
-	if err != nil {
-		return err
-	}
-	items := make([]any, len(gs))
-	for i, g := range gs {
-		items[i] = renderGroup(g)
-	}
-	return rest.WritePage(w, r, q, total, items)
+func (s *Server) groupList() rest.HandlerFunc {
+	return lister(s, rest.ListSpec{}, nil, task.ListGroups, each(func(g task.Group) any { return renderGroup(g) }))
 }
 
 func (s *Server) groupRead(w http.ResponseWriter, r *http.Request) error {
@@ -334,20 +311,11 @@ func renderWorker(a task.App) workerResponse {
 	return out
 }
 
-func (s *Server) workerList(w http.ResponseWriter, r *http.Request) error {
-	q, err := rest.ParseList(r, s.db.Dialect(), workerListSpec())
-	if err != nil {
-		return err
+func (s *Server) workerList() rest.HandlerFunc {
+	workers := func(ctx context.Context, q meta.Querier, l meta.List) ([]task.App, int64, error) {
+		return task.Apps(ctx, q, "worker", 0, l)
 	}
-	apps, total, err := task.Apps(r.Context(), s.db, "worker", 0, q.List)
-	if err != nil {
-		return err
-	}
-	items := make([]any, len(apps))
-	for i, a := range apps {
-		items[i] = renderWorker(a)
-	}
-	return rest.WritePage(w, r, q, total, items)
+	return lister(s, workerListSpec(), nil, workers, each(func(a task.App) any { return renderWorker(a) }))
 }
 
 func (s *Server) workerRead(w http.ResponseWriter, r *http.Request) error {

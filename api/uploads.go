@@ -27,20 +27,8 @@ func renderUpload(u meta.Upload) uploadResponse {
 		PulpLastUpdated: rest.Time(u.Updated), Size: u.Size, Completed: rest.TimePtr(u.Completed)}
 }
 
-func (s *Server) uploadList(w http.ResponseWriter, r *http.Request) error {
-	q, err := rest.ParseList(r, s.db.Dialect(), uploadListSpec())
-	if err != nil {
-		return err
-	}
-	us, total, err := meta.ListUploads(r.Context(), s.db, q.List)
-	if err != nil {
-		return err
-	}
-	items := make([]any, len(us))
-	for i, u := range us {
-		items[i] = renderUpload(u)
-	}
-	return rest.WritePage(w, r, q, total, items)
+func (s *Server) uploadList() rest.HandlerFunc {
+	return lister(s, uploadListSpec(), nil, meta.ListUploads, each(func(u meta.Upload) any { return renderUpload(u) }))
 }
 
 func (s *Server) uploadCreate(w http.ResponseWriter, r *http.Request) error {

@@ -78,31 +78,21 @@ func (s *Server) renderVersion(v meta.Version) versionResponse {
 	return out
 }
 
-func (s *Server) versionList(perRepo bool) func(w http.ResponseWriter, r *http.Request) error {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		q, err := rest.ParseList(r, s.db.Dialect(), versionListSpec())
+// versionList lists repository versions: of the repository in the path, or of every repository.
+func (s *Server) versionList(perRepo bool) rest.HandlerFunc {
+	scope := func(r *http.Request, l *meta.List) error {
+		if !perRepo {
+			l.And("r.sub_of IS NULL") // a distribution tree's sub-repositories are not listed
+			return nil
+		}
+		repo, err := s.env.RepoByPath(r)
 		if err != nil {
 			return err
 		}
-		if perRepo {
-			repo, err := s.env.RepoByPath(r)
-			if err != nil {
-				return err
-			}
-			q.List.And("v.repository_id = ?", repo.ID)
-		} else {
-			q.List.And("r.sub_of IS NULL") // a distribution tree's sub-repositories are not listed
-		}
-		vs, total, err := meta.ListVersions(r.Context(), s.db, q.List)
-		if err != nil {
-			return err
-		}
-		items := make([]any, len(vs))
-		for i, v := range vs {
-			items[i] = s.renderVersion(v)
-		}
-		return rest.WritePage(w, r, q, total, items)
+		l.And("v.repository_id = ?", repo.ID)
+		return nil
 	}
+	return lister(s, versionListSpec(), scope, meta.ListVersions, each(func(v meta.Version) any { return s.renderVersion(v) }))
 }
 
 func (s *Server) versionByPath(r *http.Request) (meta.Repository, meta.Version, error) {

@@ -115,3 +115,25 @@ func (c *Client) Wait(ctx context.Context, task string) error {
 		}
 	}
 }
+
+// Count reads how many units of a content type (rpm.package) the latest version of a
+// repository holds, from its content summary.
+func (c *Client) Count(ctx context.Context, repoHref, contentType string) (int, error) {
+	var repository struct {
+		Latest string `json:"latest_version_href"`
+	}
+	if err := c.JSON(ctx, "GET", repoHref, nil, &repository); err != nil {
+		return 0, err
+	}
+	var version struct {
+		Summary struct {
+			Present map[string]struct {
+				Count int `json:"count"`
+			} `json:"present"`
+		} `json:"content_summary"`
+	}
+	if err := c.JSON(ctx, "GET", repository.Latest, nil, &version); err != nil {
+		return 0, err
+	}
+	return version.Summary.Present[contentType].Count, nil
+}

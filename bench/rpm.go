@@ -123,7 +123,9 @@ func WriteRepodata(dir string, n int, pkgs func() func(int) *repodata.Package) e
 // RpmConfig is the rpm sync-and-publish scenario of the rpm issue: a generated
 // repository of Packages synced on demand from a local server by each target, then
 // published; with Createrepo, createrepo_c indexes the same packages written as .rpm
-// files, for comparison with publishing.
+// files, for comparison with publishing, and each target then syncs and publishes that
+// repository too (repodata written by createrepo_c rather than by pith's writer). Every
+// sync's version is checked to hold exactly Packages packages.
 type RpmConfig struct {
 	Targets    []Target
 	Packages   int
@@ -133,7 +135,10 @@ type RpmConfig struct {
 
 // RpmRow is what one target did.
 type RpmRow struct {
-	Target          string
+	Target string
+	// Repodata says who wrote the upstream's metadata: "pith" (bench's writer) or
+	// "createrepo_c".
+	Repodata        string
 	Sync, Publish   time.Duration
 	ResyncUnchanged time.Duration
 	PeakRSSMiB      float64 // largest single process of the target
@@ -174,23 +179,29 @@ func Rpm(ctx context.Context, cfg RpmConfig) (RpmResult, error) {
 	srv := &http.Server{Handler: http.FileServer(http.Dir(cfg.Dir))}
 	go srv.Serve(l)
 	defer srv.Close()
-	for _, t := range cfg.Targets {
-		row := rpmTarget(ctx, t, "http://"+l.Addr().String()+"/")
-		res.Rows = append(res.Rows, row)
-		if row.Err != nil {
-			return res, fmt.Errorf("%s: %w", t.Name, row.Err)
-		}
-	}
+	upstreams := []struct{ by, url string }{{"pith", "http://" + l.Addr().String() + "/"}}
 	if cfg.Createrepo {
 		if err := createrepo(ctx, filepath.Join(cfg.Dir, "rpms"), cfg.Packages, &res); err != nil {
 			return res, fmt.Errorf("createrepo_c: %w", err)
+		}
+		upstreams = append(upstreams, struct{ by, url string }{"createrepo_c", "http://" + l.Addr().String() + "/rpms/"})
+	}
+	for _, up := range upstreams {
+		for _, t := range cfg.Targets {
+			row := rpmTarget(ctx, t, up.url, cfg.Packages)
+			row.Repodata = up.by
+			res.Rows = append(res.Rows, row)
+			if row.Err != nil {
+				return res, fmt.Errorf("%s, repodata by %s: %w", t.Name, up.by, row.Err)
+			}
 		}
 	}
 	return res, nil
 }
 
-// rpmTarget syncs the repository at url on demand, publishes it, and syncs it again.
-func rpmTarget(ctx context.Context, t Target, url string) (row RpmRow) {
+// rpmTarget syncs the repository at url on demand, checks that the version holds the
+// packages packages, publishes it, and syncs it again.
+func rpmTarget(ctx context.Context, t Target, url string, packages int) (row RpmRow) {
 	row.Target = t.Name
 	c := NewClient(t)
 	stamp := strings.ReplaceAll(time.Now().Format("150405.000"), ".", "-")
@@ -221,6 +232,15 @@ func rpmTarget(ctx context.Context, t Target, url string) (row RpmRow) {
 		row.PeakRSSMiB, row.TotalRSSMiB = u.MaxProcRSSMiB, u.PeakRSSMiB
 	}()
 	if row.Sync, row.Err = timed(repo.Href+"sync/", map[string]any{}); row.Err != nil {
+		return row
+	}
+	got, err := c.Count(ctx, repo.Href, "rpm.package")
+	if err != nil {
+		row.Err = err
+		return row
+	}
+	if got != packages {
+		row.Err = fmt.Errorf("the synced repository %s holds %d packages, not %d", repo.Href, got, packages)
 		return row
 	}
 	if row.Publish, row.Err = timed("/pulp/api/v3/publications/rpm/rpm/", map[string]any{"repository": repo.Href}); row.Err != nil {
@@ -265,13 +285,22 @@ func createrepo(ctx context.Context, dir string, n int, res *RpmResult) error {
 // RpmMarkdown renders a result.
 func RpmMarkdown(w io.Writer, r RpmResult) {
 	fmt.Fprintf(w, "\n%d packages, %.1f MiB of metadata (gz), generated in %s.\n", r.Packages, r.MetadataMiB, secs(r.Generate))
-	fmt.Fprintf(w, "\n| server | sync on_demand | publish | unchanged re-sync | peak RSS, largest process | peak RSS, all processes |\n| --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(w, "\n| server | repodata by | sync on_demand | publish | unchanged re-sync | peak RSS, largest process | peak RSS, all processes |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, row := range r.Rows {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %.0f MiB | %.0f MiB |\n", row.Target, secs(row.Sync), secs(row.Publish), secs(row.ResyncUnchanged), row.PeakRSSMiB, row.TotalRSSMiB)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.0f MiB | %.0f MiB |\n", row.Target, row.Repodata, secs(row.Sync), secs(row.Publish), secs(row.ResyncUnchanged),
+			row.PeakRSSMiB, row.TotalRSSMiB)
 	}
-	if len(r.Rows) == 2 && r.Rows[0].Sync > 0 && r.Rows[0].Publish > 0 {
-		a, b := r.Rows[0], r.Rows[1]
-		fmt.Fprintf(w, "| %s ÷ %s | %.1f× | %.1f× | %.1f× | | |\n", b.Target, a.Target, ratio(b.Sync, a.Sync), ratio(b.Publish, a.Publish), ratio(b.ResyncUnchanged, a.ResyncUnchanged))
+	// Each peer (a target not named pith…) against each pith target, on the same repodata.
+	for _, b := range r.Rows {
+		if strings.HasPrefix(b.Target, "pith") {
+			continue
+		}
+		for _, a := range r.Rows {
+			if strings.HasPrefix(a.Target, "pith") && a.Repodata == b.Repodata && a.Sync > 0 && a.Publish > 0 {
+				fmt.Fprintf(w, "| %s ÷ %s | %s | %.1f× | %.1f× | %.1f× | | |\n", b.Target, a.Target, a.Repodata, ratio(b.Sync, a.Sync),
+					ratio(b.Publish, a.Publish), ratio(b.ResyncUnchanged, a.ResyncUnchanged))
+			}
+		}
 	}
 	if r.Createrepo > 0 {
 		fmt.Fprintf(w, "\ncreaterepo_c --no-database over the same packages as .rpm files (%.0f MiB): %s, peak RSS %.0f MiB.\n",

@@ -110,7 +110,7 @@ func settings() []setting {
 		{"database", "SQLite file path or postgres://user:pass@host:port/db (default: <data>/pith.db)", str(func(c *Config) *string { return &c.Database })},
 		{"storage", "blob storage: a directory path, \"database\" for blobs in the metadata database, or s3://key:secret@host:port/bucket?region=…&path_style=true&insecure=true (default: <data>/blobs)",
 			str(func(c *Config) *string { return &c.Storage })},
-		{"cache", "content cache: memory (this process only), redis://host:port/db (shared by content processes) or off (every request resolved in the database)", str(func(c *Config) *string { return &c.Cache })},
+		{"cache", "content cache: memory (this process only), redis://host:port/db (shared by content processes; ?local=off: in Redis only, not also in each process) or off (every request resolved in the database)", str(func(c *Config) *string { return &c.Cache })},
 		{"redirect-to-object-storage", "redirect content requests to presigned S3 URLs (true) or stream them (false)",
 			boolean("redirect-to-object-storage", func(c *Config) *bool { return &c.RedirectToObjectStorage })},
 		{"content-origin", "origin clients use to reach content (default: http://<listen>)", str(func(c *Config) *string { return &c.ContentOrigin })},

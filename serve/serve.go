@@ -34,6 +34,9 @@ type Options struct {
 	// NoCache resolves every request in the database and reads every file from storage:
 	// no resolution cache, local or shared, and no small-file cache.
 	NoCache bool
+	// SharedOnly keeps path resolutions in the shared cache only, not in this process's
+	// memory as well (every request then asks Redis).
+	SharedOnly bool
 	// Types finds the content type of a distribution type, for the paths types answer
 	// themselves (content.DistributionFiles); nil: none.
 	Types func(kind string) (content.Type, bool)
@@ -225,12 +228,17 @@ func (s *Server) resolve(ctx context.Context, t *distTable, d meta.Distribution,
 		return s.lookup(ctx, d, src, rel)
 	}
 	key := resolutionKey{dist: d.PulpID, pub: src.PubPulpID, repo: src.RepoPulpID, number: src.Number, path: rel}
-	if res, ok := s.cache.get(key); ok {
-		return res, nil
+	local := s.opt.Shared == nil || !s.opt.SharedOnly
+	if local {
+		if res, ok := s.cache.get(key); ok {
+			return res, nil
+		}
 	}
 	if s.opt.Shared != nil {
 		if res, ok := s.opt.Shared.get(ctx, key); ok {
-			s.cache.put(key, res)
+			if local {
+				s.cache.put(key, res)
+			}
 			return res, nil
 		}
 	}
@@ -241,7 +249,9 @@ func (s *Server) resolve(ctx context.Context, t *distTable, d meta.Distribution,
 	// On-demand files are not cached (once fetched they have an artifact), nor files found
 	// in a superseded publication (their grace period ends).
 	if !res.grace && (res.kind != kindFile || res.file.Artifact != nil) {
-		s.cache.put(key, res)
+		if local {
+			s.cache.put(key, res)
+		}
 		if s.opt.Shared != nil {
 			s.opt.Shared.put(ctx, key, res)
 		}

@@ -101,3 +101,42 @@ func TestSharedRedisCache(t *testing.T) {
 		t.Errorf("metrics do not show the outage:\n%s", m.String())
 	}
 }
+
+// With SharedOnly a process keeps its resolutions in Redis alone: once Redis forgets
+// them, the process resolves again in the database (here: the path is gone, 404), where
+// one with a local cache too would still answer from memory.
+func TestSharedOnly(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	rs := testredis.Start(t)
+	unit := f.stored("a.txt", []byte("shared only"))
+	pub := f.publish(f.version(unit).Number)
+	if _, err := meta.CreateDistribution(ctx, f.db, meta.Distribution{Type: "file.file", Name: "d", BasePath: "d", PublicationID: &pub.ID}); err != nil {
+		t.Fatal(err)
+	}
+	servers := map[bool]*Server{}
+	for _, only := range []bool{true, false} {
+		sh, err := NewShared(ctx, rs.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sh.Close() })
+		servers[only] = New(f.db, f.store, Options{Shared: sh, SharedOnly: only})
+		f.srv = servers[only]
+		if code := f.get("/pulp/content/d/a.txt").Code; code != 200 {
+			t.Fatalf("shared only %v: %d", only, code)
+		}
+	}
+	if _, err := f.db.Exec(ctx, `DELETE FROM published_files WHERE publication_id = ?`, pub.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := servers[true].opt.Shared.rdb.FlushAll(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for only, want := range map[bool]int{true: 404, false: 200} {
+		f.srv = servers[only]
+		if code := f.get("/pulp/content/d/a.txt").Code; code != want {
+			t.Errorf("shared only %v, Redis emptied: %d, want %d", only, code, want)
+		}
+	}
+}

@@ -1,8 +1,10 @@
 // Package promote reproduces Pulp's "promotion across many repositories" study against
 // a running pith: a data set of the study's shape is written straight into pith's
-// database, then one new unit is added to growing numbers of random repositories with
-// one bulk_modify call per step, timing each step from the POST to its task group's last
-// task. It measures; it asserts nothing about timings.
+// database, then one new unit is added to growing numbers of random repositories, in
+// two ways that each step measures: one bulk_modify call (pith's extension), timed from
+// the POST to its task group's last task; and, as Pulp's users must, one modify call per
+// repository, timed from the first POST to the last task. Peers (upstream Pulp) get the
+// second. It measures; it asserts nothing about timings.
 package promote
 
 import (
@@ -31,7 +33,10 @@ type Config struct {
 	Repos, Versions, Units int   // data set shape; the study's: 27237, 173311, 10000
 	Steps                  []int // repositories per promotion step, e.g. 1000, 2000, 5000, 10000
 	BatchSize              int   // repositories per task (bulk_modify batch_size); 0 = pith's default
-	Seed                   uint64
+	// NoModify leaves out pith's second row, the steps made of one modify per
+	// repository.
+	NoModify bool
+	Seed     uint64
 	// Peers are upstream Pulp installations measured after pith with the same data set
 	// and steps; each needs DB, the postgres:// URL of its (otherwise unused) database.
 	Peers []bench.Target
@@ -49,9 +54,13 @@ type Result struct {
 	Servers                []Server
 }
 
-// Server is one server's part of a run: pith first, then each peer.
+// Server is one server's part of a run: pith with bulk_modify first, pith with a modify
+// per repository, then each peer.
 type Server struct {
-	Name               string
+	Name string
+	// Peer is upstream Pulp (for the ratios); Bulk a row made with pith's bulk_modify,
+	// an API Pulp does not have.
+	Peer, Bulk         bool
 	Load               time.Duration
 	DBBytes            int64 // for a peer, what loading the data set added
 	Memberships        int64 // for a peer, the rows the data set added
@@ -97,7 +106,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		picks[i] = rng.Perm(cfg.Repos)[:n]
 	}
 
-	srv := Server{Name: "pith"}
+	srv := Server{Name: "pith, bulk_modify", Bulk: true}
 	start := time.Now()
 	ds, err := load(ctx, cfg)
 	if err != nil {
@@ -124,9 +133,22 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	if !cfg.NoModify {
+		// The same data set and repositories, one modify per repository as on Pulp; new
+		// units, so that every modify adds one.
+		one := Server{Name: "pith, modify per repository", Load: srv.Load, DBBytes: srv.DBBytes, Memberships: srv.Memberships,
+			BytesPerMembership: srv.BytesPerMembership}
+		err = runSteps(&one, picks, func(i int) (string, error) { return newUnit(ctx, cfg.DB, ds.runID, len(picks)+i) },
+			func(k int) string { return ds.repos[k].pulpID },
+			func(unit string, targets []string) (Step, error) { return modifyEach(ctx, c, unit, targets) })
+		res.Servers = append(res.Servers, one)
+		if err != nil {
+			return res, err
+		}
+	}
 
 	for _, p := range cfg.Peers {
-		srv := Server{Name: p.Name}
+		srv := Server{Name: p.Name, Peer: true}
 		// The peer's database may hold other data: count what the load added.
 		size0, mem0, err := pulpDBStats(ctx, p.DB)
 		if err != nil {
@@ -281,7 +303,13 @@ func Markdown(w io.Writer, r Result) {
 	fmt.Fprintf(w, "Data set: %d repositories, %d versions, %d units, %d units per repository.\n\n", r.Repos, r.Versions, r.Units, r.PerRepo)
 	fmt.Fprintf(w, "| server | load | database | memberships | bytes per membership |\n| --- | --- | --- | --- | --- |\n")
 	for _, s := range r.Servers {
-		fmt.Fprintf(w, "| %s | %s | %.1f MiB | %d | %.1f |\n", s.Name, s.Load.Round(time.Second), float64(s.DBBytes)/(1<<20), s.Memberships, s.BytesPerMembership)
+		if s.Bulk || s.Peer || len(r.Servers) == 1 {
+			name := s.Name
+			if s.Bulk {
+				name = "pith"
+			}
+			fmt.Fprintf(w, "| %s | %s | %.1f MiB | %d | %.1f |\n", name, s.Load.Round(time.Second), float64(s.DBBytes)/(1<<20), s.Memberships, s.BytesPerMembership)
+		}
 	}
 	fmt.Fprintf(w, "\n| server | repositories | tasks | wall | versions/s | task p50 | task max |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, s := range r.Servers {
@@ -290,24 +318,46 @@ func Markdown(w io.Writer, r Result) {
 				st.VersionsPerSec, st.TaskP50.Round(time.Millisecond), st.TaskMax.Round(time.Millisecond))
 		}
 	}
+	var piths, peers []Server
+	for _, s := range r.Servers {
+		if s.Peer {
+			peers = append(peers, s)
+		} else {
+			piths = append(piths, s)
+		}
+	}
 	if len(r.Servers) < 2 {
 		return
 	}
+	// Ratios: each pith row against each peer. A bulk_modify row compares different
+	// work (one call for all, an API Pulp does not have), which its column says.
 	fmt.Fprintf(w, "\n| repositories |")
 	for _, s := range r.Servers {
 		fmt.Fprintf(w, " %s versions/s |", s.Name)
 	}
-	for _, s := range r.Servers[1:] {
-		fmt.Fprintf(w, " pith ÷ %s |", s.Name)
+	n := 0
+	for _, p := range piths {
+		for _, q := range peers {
+			label := p.Name + " ÷ " + q.Name
+			if p.Bulk {
+				label += " (different API: one call)"
+			}
+			fmt.Fprintf(w, " %s |", label)
+			n++
+		}
 	}
-	fmt.Fprintf(w, "\n|%s\n", strings.Repeat(" --- |", 2*len(r.Servers)))
+	fmt.Fprintf(w, "\n|%s\n", strings.Repeat(" --- |", 1+len(r.Servers)+n))
 	for i, st := range r.Servers[0].Steps {
 		fmt.Fprintf(w, "| %s |", stepName(st, " (again)"))
 		for _, s := range r.Servers {
 			fmt.Fprintf(w, " %s |", cell(s.Steps, i, func(p Step) string { return fmt.Sprintf("%.1f", p.VersionsPerSec) }))
 		}
-		for _, s := range r.Servers[1:] {
-			fmt.Fprintf(w, " %s |", cell(s.Steps, i, func(p Step) string { return fmt.Sprintf("%.0f×", st.VersionsPerSec/p.VersionsPerSec) }))
+		for _, p := range piths {
+			for _, q := range peers {
+				fmt.Fprintf(w, " %s |", cell(q.Steps, i, func(qs Step) string {
+					return cell(p.Steps, i, func(ps Step) string { return fmt.Sprintf("%.0f×", ps.VersionsPerSec/qs.VersionsPerSec) })
+				}))
+			}
 		}
 		fmt.Fprintln(w)
 	}

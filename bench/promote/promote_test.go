@@ -63,8 +63,9 @@ func get(t *testing.T, c *bench.Client, path string, out any) {
 	}
 }
 
-// Every targeted repository gets exactly one new version per step holding the unit;
-// the others are unchanged; pith's API reads the generated versions and content.
+// Every targeted repository gets exactly one new version per step and way of promoting
+// (bulk_modify, a modify per repository) holding that step's unit; the others are
+// unchanged; pith's API reads the generated versions and content.
 func TestPromote(t *testing.T) {
 	url, db := startPith(t)
 	cfg := Config{URL: url, User: "admin", Password: password, DB: db, Repos: 50, Versions: 200, Units: 30, Steps: []int{10, 20}, BatchSize: 4, Seed: 1}
@@ -76,22 +77,28 @@ func TestPromote(t *testing.T) {
 	Markdown(&md, res)
 	t.Logf("\n%s", md.String())
 	per := perRepo(cfg.Units)
-	if len(res.Servers) != 1 {
-		t.Fatalf("result %+v: want pith alone", res)
+	if len(res.Servers) != 2 || !res.Servers[0].Bulk || res.Servers[1].Bulk || res.Servers[1].Peer {
+		t.Fatalf("result %+v: want pith's two rows", res)
 	}
-	pith := res.Servers[0]
-	if res.PerRepo != per || pith.Memberships != int64(cfg.Repos*per) || res.Versions != cfg.Versions || len(pith.Steps) != 3 {
-		t.Fatalf("result %+v (per repository %d)", res, per)
-	}
-	// What each repository should hold: its generated versions, then one per step.
+	// What each repository should hold: its generated versions, then one per step of
+	// each row.
 	promoted := map[string][]string{}
 	sizes := append(append([]int{}, cfg.Steps...), cfg.Steps[0])
-	for i, st := range pith.Steps {
-		if st.Repos != sizes[i] || st.Tasks != (st.Repos+cfg.BatchSize-1)/cfg.BatchSize || st.Repeat != (i == len(sizes)-1) {
-			t.Errorf("step %d: %+v", i, st)
+	for _, pith := range res.Servers {
+		if res.PerRepo != per || pith.Memberships != int64(cfg.Repos*per) || res.Versions != cfg.Versions || len(pith.Steps) != 3 {
+			t.Fatalf("result %+v (per repository %d)", res, per)
 		}
-		for _, h := range st.Targets {
-			promoted[h] = append(promoted[h], st.Unit)
+		for i, st := range pith.Steps {
+			tasks := st.Repos
+			if pith.Bulk {
+				tasks = (st.Repos + cfg.BatchSize - 1) / cfg.BatchSize
+			}
+			if st.Repos != sizes[i] || st.Tasks != tasks || st.Repeat != (i == len(sizes)-1) {
+				t.Errorf("%s, step %d: %+v", pith.Name, i, st)
+			}
+			for _, h := range st.Targets {
+				promoted[h] = append(promoted[h], st.Unit)
+			}
 		}
 	}
 	c := bench.NewClient(bench.Target{URL: url, User: "admin", Password: password})

@@ -264,7 +264,7 @@ func runOne(ctx context.Context, cfg Config, t bench.Target, c *bench.Client, sr
 			"(artifacts left from an earlier sync?), so this time is not a full immediate sync", st.Bytes, r.TotalBytes())
 		return row, nil
 	}
-	row.Packages, row.Err = packageCount(ctx, c, repository.Href)
+	row.Packages, row.Err = c.Count(ctx, repository.Href, "rpm.package")
 	if row.Err == nil && row.Packages != r.Packages {
 		row.Err = fmt.Errorf("the synced repository version has %d packages, want %d", row.Packages, r.Packages)
 	}
@@ -290,28 +290,6 @@ func bestIdeal(w wan.Config, sizes []int64, settings []int) time.Duration {
 		best = min(best, ideal(w, sizes, c))
 	}
 	return best
-}
-
-// packageCount reads rpm.package from the content summary of a repository's latest
-// version.
-func packageCount(ctx context.Context, c *bench.Client, repoHref string) (int, error) {
-	var repository struct {
-		Latest string `json:"latest_version_href"`
-	}
-	if err := c.JSON(ctx, "GET", repoHref, nil, &repository); err != nil {
-		return 0, err
-	}
-	var version struct {
-		Summary struct {
-			Present map[string]struct {
-				Count int `json:"count"`
-			} `json:"present"`
-		} `json:"content_summary"`
-	}
-	if err := c.JSON(ctx, "GET", repository.Latest, nil, &version); err != nil {
-		return 0, err
-	}
-	return version.Summary.Present["rpm.package"].Count, nil
 }
 
 // Markdown renders a result as a table, one row per target and concurrency.

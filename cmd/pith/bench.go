@@ -312,11 +312,13 @@ func benchPromote(ctx context.Context, args []string) error {
 	units := fs.Int("units", 0, "content units (default 500; --full 10000)")
 	steps := fs.String("steps", "", "repositories per promotion step (default 100,500,1000; --full 1000,2000,5000,10000)")
 	batch := fs.Int("batch", 500, "repositories per task (bulk_modify batch_size)")
+	noModify := fs.Bool("no-modify", false, "measure only bulk_modify, not also one modify per repository (the API Pulp has)")
 	pg := fs.String("pg", os.Getenv("PITH_BENCH_PG"), "postgres:// URL of an empty database to use instead of SQLite (env PITH_BENCH_PG)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg := promote.Config{Repos: 1000, Versions: 6000, Units: 500, Steps: []int{100, 500, 1000}, BatchSize: *batch, User: "admin", Password: randomPassword(), Peers: sf.peers}
+	cfg := promote.Config{Repos: 1000, Versions: 6000, Units: 500, Steps: []int{100, 500, 1000}, BatchSize: *batch, NoModify: *noModify,
+		User: "admin", Password: randomPassword(), Peers: sf.peers}
 	if *sf.full {
 		full := promote.Full()
 		cfg.Repos, cfg.Versions, cfg.Units, cfg.Steps = full.Repos, full.Versions, full.Units, full.Steps

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/url"
 	"os"
 	"strings"
 	"syscall"
@@ -202,15 +203,25 @@ func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *
 	maps.Copy(funcs, api.Tasks(core, cfg.GracePeriod()))
 	// The shared cache: content processes keep resolutions in it, and status reports it.
 	var shared *serve.Shared
+	sharedOnly := false
 	if (r.content || r.api) && strings.HasPrefix(cfg.Cache, "redis://") {
-		if shared, err = serve.NewShared(ctx, cfg.Cache, log); err != nil {
+		// redis://…?local=off: resolutions live in Redis only, not in each process too.
+		u, err := url.Parse(cfg.Cache)
+		if err != nil {
+			return nil, fmt.Errorf("cache: %w", err)
+		}
+		q := u.Query()
+		sharedOnly = q.Get("local") == "off"
+		q.Del("local")
+		u.RawQuery = q.Encode()
+		if shared, err = serve.NewShared(ctx, u.String(), log); err != nil {
 			return nil, err
 		}
 	}
 	if r.content {
 		n.content = serve.New(db, store, serve.Options{GracePeriod: cfg.GracePeriod(), Logger: log, ContentOrigin: cfg.ContentOrigin,
 			CacheSize: config.Profile(cfg.Tuning).CacheSize, RedirectToStorage: cfg.RedirectToObjectStorage, Shared: shared,
-			NoCache: cfg.Cache == "off", Types: core.TypeOf})
+			NoCache: cfg.Cache == "off", SharedOnly: sharedOnly, Types: core.TypeOf})
 		inv.local = n.content
 	}
 	if r.api {

@@ -35,6 +35,9 @@ type Autopublisher interface {
 // DistributionFiles is a type whose distributions answer some paths from their own
 // settings rather than from what they serve (rpm's config.repo).
 type DistributionFiles interface {
+	// Generates reports whether a distribution of the type may answer path itself. It is
+	// asked on every request, so it decides from the path alone.
+	Generates(path string) bool
 	// DistributionFile answers path of distribution d, whose URL is base; pub is the
 	// publication it serves (nil for none) and has reports whether it serves a path. ok
 	// is false when d has no such file.

@@ -21,9 +21,15 @@ func (s *Server) generated(w http.ResponseWriter, r *http.Request, t *distTable,
 		return false
 	}
 	df, ok := typ.(content.DistributionFiles)
-	if !ok {
+	if !ok || !df.Generates(rel) {
 		return false
 	}
+	return s.generate(w, r, t, d, df, rel)
+}
+
+// generate answers a path df generates, apart from generated so that what it captures
+// (d, for has) is not moved to the heap on every request.
+func (s *Server) generate(w http.ResponseWriter, r *http.Request, t *distTable, d meta.Distribution, df content.DistributionFiles, rel string) bool {
 	origin := s.opt.ContentOrigin
 	if origin == "" {
 		scheme := "http"

@@ -14,6 +14,9 @@ import (
 // invalidRepoID are the characters a dnf repository id may not hold.
 var invalidRepoID = regexp.MustCompile(`[^\w\-_.:]`)
 
+// Generates reports whether path is config.repo, the one file an rpm distribution makes.
+func (p *Plugin) Generates(path string) bool { return path == "config.repo" }
+
 // DistributionFile answers config.repo for a distribution with generate_repo_config, as
 // Pulp does: a dnf/yum repository definition named after the distribution, pointing at
 // it, with the settings of the served publication's repo_config (name and baseurl

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	"pith/blob"
 )
@@ -74,6 +75,29 @@ func PutArtifact(ctx context.Context, q Querier, a Artifact) (Artifact, bool, er
 func ArtifactBySHA256(ctx context.Context, q Querier, sha256 string) (Artifact, error) {
 	a, err := scanArtifact(q.QueryRow(ctx, "SELECT "+artifactCols+" FROM artifacts a WHERE a.sha256 = ?", sha256))
 	return a, noRows(err, "artifact with sha256", sha256)
+}
+
+// ArtifactIDsBySHA256 maps the sha256 digests that have an artifact to its key; one
+// query per 500 digests.
+func ArtifactIDsBySHA256(ctx context.Context, q Querier, digests []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(digests))
+	for part := range slices.Chunk(digests, chunk) {
+		args := make([]any, len(part))
+		for i, d := range part {
+			args[i] = d
+		}
+		err := scanRows(ctx, q, "SELECT sha256, id FROM artifacts WHERE sha256 IN "+placeholders(len(part)), args, func(r *sql.Rows) error {
+			var d string
+			var id int64
+			err := r.Scan(&d, &id)
+			out[d] = id
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // ArtifactByPulpID finds an artifact by its href UUID.

@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Content is a typed unit ("file.file", "rpm.package", ...). NaturalKey identifies it
@@ -51,46 +54,214 @@ type ContentFile struct {
 // type and natural key (filling in artifacts that the existing unit lacked). created
 // reports a new unit.
 func PutContent(ctx context.Context, q Querier, c Content, files []ContentFile) (Content, bool, error) {
+	units, created, err := PutContents(ctx, q, []NewUnit{{Content: c, Files: files}})
+	if err != nil {
+		return Content{}, false, err
+	}
+	return units[0], created[0], nil
+}
+
+// NewUnit is a unit to store with its files.
+type NewUnit struct {
+	Content
+	Files []ContentFile
+}
+
+// putRows is how many units one statement of PutContents writes (11 parameters each,
+// under SQLite's 32,766).
+const putRows = 500
+
+// PutContents is PutContent for many units in a few statements per 500 (a sync's batch
+// is one round trip per table, not several per unit, which PostgreSQL over a network
+// feels most): units[i] and created[i] answer in[i]. A natural key given twice is one
+// unit, created at its first place only.
+func PutContents(ctx context.Context, q Querier, in []NewUnit) (units []Content, created []bool, err error) {
+	units, created = make([]Content, 0, len(in)), make([]bool, 0, len(in))
+	for part := range slices.Chunk(in, putRows) {
+		u, c, err := putContents(ctx, q, part)
+		if err != nil {
+			return nil, nil, err
+		}
+		units, created = append(units, u...), append(created, c...)
+	}
+	return units, created, nil
+}
+
+type unitKey struct{ typ, key string }
+
+func putContents(ctx context.Context, q Querier, in []NewUnit) ([]Content, []bool, error) {
 	now := Now()
-	if c.PulpID == "" {
-		c.PulpID = NewID()
-	}
-	res, err := q.Exec(ctx, `INSERT INTO contents (pulp_id, type, natural_key, repo_key, relative_path, digest, attrs, labels, created, updated, timestamp_of_interest)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (type, natural_key) DO NOTHING`,
-		c.PulpID, c.Type, c.NaturalKey, c.RepoKey, c.RelativePath, c.Digest, rawText(c.Attrs), c.Labels.text(), now, now, now)
-	if err != nil {
-		return Content{}, false, fmt.Errorf("insert %s content %s: %w", c.Type, c.NaturalKey, err)
-	}
-	n, _ := res.RowsAffected()
-	got, err := ContentByKey(ctx, q, c.Type, c.NaturalKey)
-	if err != nil {
-		return Content{}, false, fmt.Errorf("read %s content %s: %w", c.Type, c.NaturalKey, err)
-	}
-	if n == 0 {
-		q.Exec(ctx, `UPDATE contents SET timestamp_of_interest = ? WHERE id = ?`, now, got.ID)
-	}
-	for _, f := range files {
-		if _, err := q.Exec(ctx, `INSERT INTO content_artifacts (content_id, relative_path, artifact_id) VALUES (?, ?, ?)
-			ON CONFLICT (content_id, relative_path) DO NOTHING`, got.ID, f.RelativePath, f.ArtifactID); err != nil {
-			return Content{}, false, fmt.Errorf("insert file %s of %s: %w", f.RelativePath, c.NaturalKey, err)
+	// 1. Insert what is new; RETURNING lists only the rows inserted.
+	var b strings.Builder
+	b.WriteString(`INSERT INTO contents (pulp_id, type, natural_key, repo_key, relative_path, digest, attrs, labels, created, updated, timestamp_of_interest) VALUES `)
+	args := make([]any, 0, 11*len(in))
+	for i, u := range in {
+		if i > 0 {
+			b.WriteString(", ")
 		}
-		if f.ArtifactID != nil {
-			if _, err := q.Exec(ctx, `UPDATE content_artifacts SET artifact_id = ? WHERE content_id = ? AND relative_path = ? AND artifact_id IS NULL`,
-				*f.ArtifactID, got.ID, f.RelativePath); err != nil {
-				return Content{}, false, err
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		id := u.PulpID
+		if id == "" {
+			id = NewID()
+		}
+		args = append(args, id, u.Type, u.NaturalKey, u.RepoKey, u.RelativePath, u.Digest, rawText(u.Attrs), u.Labels.text(), now, now, now)
+	}
+	b.WriteString(" ON CONFLICT (type, natural_key) DO NOTHING RETURNING type, natural_key")
+	inserted := map[unitKey]bool{}
+	err := scanRows(ctx, q, b.String(), args, func(r *sql.Rows) error {
+		var k unitKey
+		if err := r.Scan(&k.typ, &k.key); err != nil {
+			return err
+		}
+		inserted[k] = true
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("insert %d units (%s %s, …): %w", len(in), in[0].Type, in[0].NaturalKey, err)
+	}
+	// 2. Read every unit back, by type.
+	byType := map[string][]any{}
+	for _, u := range in {
+		byType[u.Type] = append(byType[u.Type], u.NaturalKey)
+	}
+	found := make(map[unitKey]Content, len(in))
+	for typ, keys := range byType {
+		err := scanRows(ctx, q, "SELECT "+contentCols+" FROM contents c WHERE c.type = ? AND c.natural_key IN "+placeholders(len(keys)), append([]any{typ}, keys...),
+			func(r *sql.Rows) error {
+				c, err := scanContent(r)
+				found[unitKey{c.Type, c.NaturalKey}] = c
+				return err
+			})
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s units: %w", typ, err)
+		}
+	}
+	units, created := make([]Content, len(in)), make([]bool, len(in))
+	var existing []int64
+	for i, u := range in {
+		k := unitKey{u.Type, u.NaturalKey}
+		c, ok := found[k]
+		if !ok {
+			return nil, nil, fmt.Errorf("read %s content %s: %w", u.Type, u.NaturalKey, ErrNotFound)
+		}
+		units[i] = c
+		if inserted[k] {
+			created[i] = true
+			delete(inserted, k) // a key given twice: created at its first place
+		} else if !slices.Contains(existing, c.ID) {
+			existing = append(existing, c.ID)
+		}
+	}
+	// 3. Existing units are of interest again (orphan cleanup's clock).
+	if len(existing) > 0 {
+		list, ids := inList(existing)
+		if _, err := q.Exec(ctx, `UPDATE contents SET timestamp_of_interest = ? WHERE id IN `+list, append([]any{now}, ids...)...); err != nil {
+			return nil, nil, err
+		}
+	}
+	return units, created, putFiles(ctx, q, in, units)
+}
+
+// putFiles records the files of units (in[i] stored as units[i]): the files new units
+// bring, artifacts existing ones lacked, and where each file comes from.
+func putFiles(ctx context.Context, q Querier, in []NewUnit, units []Content) error {
+	var b strings.Builder
+	var args []any
+	var ids []int64
+	for i, u := range in {
+		for _, f := range u.Files {
+			if len(args) > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(?, ?, ?)")
+			args = append(args, units[i].ID, f.RelativePath, f.ArtifactID)
+		}
+		if len(u.Files) > 0 {
+			ids = append(ids, units[i].ID)
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	if _, err := q.Exec(ctx, `INSERT INTO content_artifacts (content_id, relative_path, artifact_id) VALUES `+b.String()+
+		` ON CONFLICT (content_id, relative_path) DO NOTHING`, args...); err != nil {
+		return fmt.Errorf("insert the files of %d units (%s, …): %w", len(ids), in[0].NaturalKey, err)
+	}
+	// The rows, for the artifacts existing units lacked and the remote sources.
+	type file struct {
+		content int64
+		path    string
+	}
+	rowOf := map[file]int64{}
+	var missing []file // rows without an artifact
+	list, idArgs := inList(ids)
+	err := scanRows(ctx, q, `SELECT id, content_id, relative_path, artifact_id IS NULL FROM content_artifacts WHERE content_id IN `+list, idArgs, func(r *sql.Rows) error {
+		var id int64
+		var f file
+		var none bool
+		err := r.Scan(&id, &f.content, &f.path, &none)
+		rowOf[f] = id
+		if none {
+			missing = append(missing, f)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		given := map[file]int64{}
+		for i, u := range in {
+			for _, f := range u.Files {
+				if f.ArtifactID != nil {
+					given[file{units[i].ID, f.RelativePath}] = *f.ArtifactID
+				}
 			}
 		}
-		if f.RemoteID != nil {
-			_, err := q.Exec(ctx, `INSERT INTO remote_artifacts (content_artifact_id, remote_id, url, size, sha256)
-				SELECT id, ?, ?, ?, ? FROM content_artifacts WHERE content_id = ? AND relative_path = ?
-				ON CONFLICT (content_artifact_id, remote_id) DO UPDATE SET url = excluded.url, size = excluded.size, sha256 = excluded.sha256`,
-				*f.RemoteID, f.URL, f.Size, optional(f.SHA256), got.ID, f.RelativePath)
-			if err != nil {
-				return Content{}, false, fmt.Errorf("insert remote source of %s: %w", f.RelativePath, err)
+		for _, f := range missing {
+			if a, ok := given[f]; ok {
+				// An existing unit whose file was not stored yet gets it now.
+				if _, err := q.Exec(ctx, `UPDATE content_artifacts SET artifact_id = ? WHERE id = ?`, a, rowOf[f]); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	return got, n > 0, nil
+	type source struct{ row, remote int64 }
+	seen := map[source]int{}
+	b.Reset()
+	args = args[:0]
+	for i, u := range in {
+		for _, f := range u.Files {
+			if f.RemoteID == nil {
+				continue
+			}
+			row, ok := rowOf[file{units[i].ID, f.RelativePath}]
+			if !ok {
+				return fmt.Errorf("file %s of %s: %w", f.RelativePath, u.NaturalKey, ErrNotFound)
+			}
+			src := source{row, *f.RemoteID}
+			if at, dup := seen[src]; dup {
+				// One row per source in a statement: the last given wins, as one by one.
+				args[at+2], args[at+3], args[at+4] = f.URL, f.Size, optional(f.SHA256)
+				continue
+			}
+			seen[src] = len(args)
+			if len(args) > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(?, ?, ?, ?, ?)")
+			args = append(args, row, *f.RemoteID, f.URL, f.Size, optional(f.SHA256))
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	if _, err := q.Exec(ctx, `INSERT INTO remote_artifacts (content_artifact_id, remote_id, url, size, sha256) VALUES `+b.String()+
+		` ON CONFLICT (content_artifact_id, remote_id) DO UPDATE SET url = excluded.url, size = excluded.size, sha256 = excluded.sha256`, args...); err != nil {
+		return fmt.Errorf("insert the remote sources of %d units (%s, …): %w", len(ids), in[0].NaturalKey, err)
+	}
+	return nil
 }
 
 // ContentByKey finds a unit by its type and natural key.
@@ -281,18 +452,47 @@ func DeleteOrphans(ctx context.Context, q Querier, protectedSince int64, content
 }
 
 func inList(ids []int64) (string, []any) {
-	b := make([]byte, 0, 2*len(ids)+2)
-	b = append(b, '(')
 	args := make([]any, len(ids))
 	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '?')
 		args[i] = id
 	}
-	b = append(b, ')')
-	return string(b), args
+	return placeholders(len(ids)), args
+}
+
+// idValues is the rows of a VALUES list of ids, "(1), (2)", written inline: a planner
+// sees how many there are and joins them to an index, where it may compare every row of
+// a table with an "IN (?, ?, …)" list. They are int64s, never text from a request.
+func idValues(ids []int64) string {
+	b := make([]byte, 0, 10*len(ids))
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, '(')
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, ')')
+	}
+	return string(b)
+}
+
+// placeholders is "(?, ?, …)" with n marks.
+func placeholders(n int) string {
+	return "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
+}
+
+// scanRows runs a query and hands each row to scan.
+func scanRows(ctx context.Context, q Querier, query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // ArtifactsOf returns the artifact of each unit's first file (by relative path), for

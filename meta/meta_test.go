@@ -114,6 +114,9 @@ func TestVersions(t *testing.T) {
 		if _, ok := newVersion(t, db, repo.ID, meta.Change{Add: []int64{a.ID}}); ok {
 			t.Fatal("a change that changes nothing made a version")
 		}
+		if _, ok := newVersion(t, db, repo.ID, meta.Change{Add: []int64{a.ID, b.ID, a.ID}}); ok {
+			t.Fatal("present units given twice made a version")
+		}
 		v2, _ := newVersion(t, db, repo.ID, meta.Change{Add: []int64{c.ID, a2.ID}, Remove: []int64{b.ID}})
 		v3, _ := newVersion(t, db, repo.ID, meta.Change{RemoveAll: true, Add: []int64{b.ID}})
 		v4, _ := newVersion(t, db, repo.ID, meta.Change{Base: &v1.Number})

@@ -90,7 +90,7 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 	var v meta.Version
 	var created bool
 	err = p.core.DB.Tx(ctx, func(tx *meta.Tx) error {
-		ids := make([]int64, 0, len(entries))
+		units := make([]meta.NewUnit, 0, len(entries))
 		for _, e := range entries {
 			f := meta.ContentFile{RelativePath: e.RelativePath, RemoteID: &remote.ID, URL: e.url, SHA256: e.Digest}
 			size := e.Size
@@ -103,14 +103,17 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 				f.ArtifactID = &art.ID
 			}
 			attrs, _ := json.Marshal(map[string]string{"relative_path": e.RelativePath, "digest": e.Digest})
-			c, _, err := meta.PutContent(ctx, tx, meta.Content{Type: Type, NaturalKey: e.Digest + ":" + e.RelativePath, RepoKey: e.RelativePath,
-				RelativePath: e.RelativePath, Digest: e.Digest, Attrs: attrs}, []meta.ContentFile{f})
-			if err != nil {
-				return err
-			}
-			ids = append(ids, c.ID)
+			units = append(units, meta.NewUnit{Content: meta.Content{Type: Type, NaturalKey: e.Digest + ":" + e.RelativePath, RepoKey: e.RelativePath,
+				RelativePath: e.RelativePath, Digest: e.Digest, Attrs: attrs}, Files: []meta.ContentFile{f}})
 		}
-		var err error
+		stored, _, err := meta.PutContents(ctx, tx, units)
+		if err != nil {
+			return err
+		}
+		ids := make([]int64, len(stored))
+		for i, c := range stored {
+			ids[i] = c.ID
+		}
 		v, created, err = meta.NewVersion(ctx, tx, repo.ID, meta.Change{RemoveAll: a.Mirror, Add: ids})
 		if err != nil {
 			return err

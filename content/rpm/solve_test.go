@@ -153,12 +153,12 @@ func (e *solveEnv) version(name string, pkgs ...*repodata.Package) (meta.Reposit
 			if err != nil {
 				return err
 			}
-			c, _, err := storePackage(e.ctx, tx, row, nil, "", false)
+			units, _, err := storePackages(e.ctx, tx, []packageRow{row}, nil, "", false)
 			if err != nil {
 				return err
 			}
-			ids[p.Name+"-"+p.Version+"."+p.Arch] = c.ID
-			ch.Add = append(ch.Add, c.ID)
+			ids[p.Name+"-"+p.Version+"."+p.Arch] = units[0].ID
+			ch.Add = append(ch.Add, units[0].ID)
 		}
 		_, _, err := meta.NewVersion(e.ctx, tx, repo.ID, ch)
 		return err

@@ -368,7 +368,7 @@ func (s *syncRun) packages(ctx context.Context, md *repodata.Repomd, files map[s
 			if err != nil {
 				continue
 			}
-			if err = s.storePackages(ctx, b); err != nil {
+			if err = s.storeBatch(ctx, b); err != nil {
 				cancel(err)
 				continue
 			}
@@ -441,33 +441,26 @@ func newPackageRow(pkg *repodata.Package) (packageRow, error) {
 		string(repodata.FilelistsFragment(pkg)), string(repodata.OtherFragment(pkg, 0))}}, err
 }
 
-// storePackages writes a batch of packages with their fragments and remote sources, and
+// storeBatch writes a batch of packages with their fragments and remote sources, and
 // queues the files to download once the transaction is committed.
-func (s *syncRun) storePackages(ctx context.Context, batch []packageRow) error {
-	var units []int64
+func (s *syncRun) storeBatch(ctx context.Context, batch []packageRow) error {
+	var units []meta.Content
 	var fetch []*pkgToFetch
 	err := s.p.db.Tx(ctx, func(tx *meta.Tx) error {
-		units, fetch = units[:0], fetch[:0] // a retried transaction starts over
-		for _, row := range batch {
-			c, f, err := storePackage(ctx, tx, row, &s.remote.ID, content.JoinURL(s.base, row.pkg.LocationHref), s.remote.Policy == "immediate")
-			if err != nil {
-				return err
-			}
-			units = append(units, c.ID)
-			if f != nil {
-				fetch = append(fetch, f)
-			}
-		}
-		return nil
+		var err error
+		units, fetch, err = storePackages(ctx, tx, batch, &s.remote.ID, s.base, s.remote.Policy == "immediate")
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	s.units = append(s.units, units...)
+	for _, c := range units {
+		s.units = append(s.units, c.ID)
+	}
 	if s.mirror != nil {
 		for i, row := range batch {
-			if href := row.pkg.LocationHref; !slices.Contains(s.mirror.locations[units[i]], href) {
-				s.mirror.locations[units[i]] = append(s.mirror.locations[units[i]], href)
+			if href := row.pkg.LocationHref; !slices.Contains(s.mirror.locations[units[i].ID], href) {
+				s.mirror.locations[units[i].ID] = append(s.mirror.locations[units[i].ID], href)
 			}
 		}
 	}
@@ -477,46 +470,108 @@ func (s *syncRun) storePackages(ctx context.Context, batch []packageRow) error {
 	return nil
 }
 
-// storePackage writes one package unit (or finds it), its fragments, and where its file
-// comes from. With fetch, it returns what must be downloaded when the file has no
-// artifact yet.
-func storePackage(ctx context.Context, tx *meta.Tx, row packageRow, remoteID *int64, url string, fetch bool) (meta.Content, *pkgToFetch, error) {
-	pkg := row.pkg
-	digest := ""
-	if pkg.ChecksumType == "sha256" {
-		digest = strings.ToLower(pkg.PkgID)
-	}
-	size := pkg.SizePackage
-	file := meta.ContentFile{RelativePath: pkg.LocationHref, RemoteID: remoteID, URL: url, Size: &size, SHA256: digest}
-	if digest != "" {
-		if art, err := meta.ArtifactBySHA256(ctx, tx, digest); err == nil {
-			file.ArtifactID = &art.ID
+// storePackages writes package units (or finds them) with their fragments, a few
+// statements for the whole batch; units[i] is rows[i]'s. With a remote, each file's
+// source is its location under base; with fetch, it also returns what must be
+// downloaded: the files without an artifact yet.
+func storePackages(ctx context.Context, tx *meta.Tx, rows []packageRow, remoteID *int64, base string, fetch bool) (units []meta.Content, get []*pkgToFetch, err error) {
+	var digests []string
+	for _, row := range rows {
+		if row.pkg.ChecksumType == "sha256" {
+			digests = append(digests, strings.ToLower(row.pkg.PkgID))
 		}
 	}
-	c, created, err := meta.PutContent(ctx, tx, meta.Content{Type: PackageType, NaturalKey: packageKey(pkg), RepoKey: pkg.NEVRA(),
-		RelativePath: pkg.LocationHref, Digest: digest, Attrs: row.attrs}, []meta.ContentFile{file})
+	have, err := meta.ArtifactIDsBySHA256(ctx, tx, digests)
 	if err != nil {
-		return c, nil, err
+		return nil, nil, err
 	}
-	if created {
-		if _, err := tx.Exec(ctx, `INSERT INTO rpm_fragments (content_id, primary_xml, filelists_xml, other_xml) VALUES (?, ?, ?, ?)
-			ON CONFLICT (content_id) DO NOTHING`, c.ID, row.frags[0], row.frags[1], row.frags[2]); err != nil {
-			return c, nil, fmt.Errorf("store metadata of %s: %w", pkg.NEVRA(), err)
+	in := make([]meta.NewUnit, len(rows))
+	for i, row := range rows {
+		pkg := row.pkg
+		digest := ""
+		if pkg.ChecksumType == "sha256" {
+			digest = strings.ToLower(pkg.PkgID)
 		}
+		size := pkg.SizePackage
+		file := meta.ContentFile{RelativePath: pkg.LocationHref, Size: &size, SHA256: digest}
+		if remoteID != nil {
+			file.RemoteID, file.URL = remoteID, content.JoinURL(base, pkg.LocationHref)
+		}
+		if id, ok := have[digest]; ok && digest != "" {
+			file.ArtifactID = &id
+		}
+		in[i] = meta.NewUnit{Content: meta.Content{Type: PackageType, NaturalKey: packageKey(pkg), RepoKey: pkg.NEVRA(),
+			RelativePath: pkg.LocationHref, Digest: digest, Attrs: row.attrs}, Files: []meta.ContentFile{file}}
 	}
-	if file.ArtifactID != nil || !fetch {
-		return c, nil, nil
-	}
-	refs, err := meta.ContentFiles(ctx, tx, c.ID)
+	units, created, err := meta.PutContents(ctx, tx, in)
 	if err != nil {
-		return c, nil, err
+		return nil, nil, err
 	}
-	for _, ref := range refs {
-		if ref.Artifact != nil {
-			return c, nil, nil
+	if err := storeFragments(ctx, tx, rows, units, created); err != nil {
+		return nil, nil, err
+	}
+	if !fetch {
+		return units, nil, nil
+	}
+	var ids []int64
+	for i, u := range in {
+		if u.Files[0].ArtifactID == nil {
+			ids = append(ids, units[i].ID)
 		}
 	}
-	return c, &pkgToFetch{contentID: c.ID, href: pkg.LocationHref, url: url, size: size, sha256: digest}, nil
+	files, err := meta.ContentArtifactsOf(ctx, tx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	queued := map[int64]bool{}
+	for i, u := range in {
+		f, id := u.Files[0], units[i].ID
+		if f.ArtifactID != nil || queued[id] || slices.ContainsFunc(files[id], func(r meta.ContentArtifactRef) bool { return r.ArtifactPulpID != nil }) {
+			continue
+		}
+		queued[id] = true
+		get = append(get, &pkgToFetch{contentID: id, href: f.RelativePath, url: f.URL, size: *f.Size, sha256: f.SHA256})
+	}
+	return units, get, nil
+}
+
+// fragmentRows is how many packages' fragments one statement writes.
+const fragmentRows = 100
+
+// storeFragments writes the primary, filelists and other fragments of the packages
+// just created.
+func storeFragments(ctx context.Context, tx *meta.Tx, rows []packageRow, units []meta.Content, created []bool) error {
+	var q strings.Builder
+	var args []any
+	flush := func() error {
+		if len(args) == 0 {
+			return nil
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO rpm_fragments (content_id, primary_xml, filelists_xml, other_xml) VALUES `+q.String()+
+			` ON CONFLICT (content_id) DO NOTHING`, args...)
+		q.Reset()
+		args = args[:0]
+		return err
+	}
+	for i, row := range rows {
+		if !created[i] {
+			continue
+		}
+		if len(args) > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?)")
+		args = append(args, units[i].ID, row.frags[0], row.frags[1], row.frags[2])
+		if len(args) == 4*fragmentRows {
+			if err := flush(); err != nil {
+				return fmt.Errorf("store metadata of %s: %w", row.pkg.NEVRA(), err)
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return fmt.Errorf("store the metadata of %d packages: %w", len(rows), err)
+	}
+	return nil
 }
 
 // startDownloads fetches the packages without a stored artifact (policy immediate) as

@@ -63,10 +63,11 @@ func StoreUploadedPackage(ctx context.Context, db *meta.DB, h *rpmfile.Header, l
 		if err != nil {
 			return err
 		}
-		c, _, err = storePackage(ctx, tx, row, nil, "", false)
+		units, _, err := storePackages(ctx, tx, []packageRow{row}, nil, "", false)
 		if err != nil {
 			return err
 		}
+		c = units[0]
 		if len(labels) > 0 {
 			return meta.UpdateContentLabels(ctx, tx, c.ID, labels)
 		}

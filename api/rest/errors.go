@@ -17,7 +17,8 @@ import (
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		http.Error(w, "encode response: "+err.Error(), http.StatusInternalServerError)
+		slog.Error("encode api response", "err", err)
+		http.Error(w, "internal error: the response could not be encoded", http.StatusInternalServerError)
 		return
 	}
 	w.Header()["Content-Type"] = []string{"application/json"}
@@ -86,13 +87,21 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, meta.ErrConflict):
 		WriteJSON(w, http.StatusBadRequest, map[string][]string{"non_field_errors": {err.Error()}})
 	case errors.As(err, &de) && !errors.Is(err, blob.ErrNotFound):
-		// The object store or disk is down: a 503 the client can retry, naming the driver.
-		slog.Error("blob storage unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
-		WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"detail": fmt.Sprintf("the %s blob storage is unavailable: %v", de.Driver, de.Err)})
+		// The object store or disk is down: a 503 the client can retry, naming the driver
+		// (the error itself, with its paths and addresses, goes to the log).
+		slog.Error("blob storage unavailable", "method", r.Method, "path", r.URL.Path, "correlation_id", CorrelationID(r.Context()), "err", err)
+		WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"detail": fmt.Sprintf("the %s blob storage is unavailable; try again later", de.Driver)})
 	case errors.Is(err, meta.ErrInUse):
 		WriteJSON(w, http.StatusConflict, map[string]string{"detail": err.Error()})
 	default:
-		slog.Error("api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		WriteJSON(w, http.StatusInternalServerError, map[string]string{"detail": "internal error: " + err.Error()})
+		// The error's text (SQL, paths) is for the log only; the client gets the
+		// Correlation-ID that finds it there.
+		cid := CorrelationID(r.Context())
+		slog.Error("api request failed", "method", r.Method, "path", r.URL.Path, "correlation_id", cid, "err", err)
+		detail := "Internal error; the server's log has it"
+		if cid != "" {
+			detail += " under Correlation-ID " + cid
+		}
+		WriteJSON(w, http.StatusInternalServerError, map[string]string{"detail": detail + "."})
 	}
 }

@@ -25,7 +25,7 @@ func lister[T any](s *Server, spec rest.ListSpec, scope func(r *http.Request, l 
 		}
 		rows, total, err := list(r.Context(), s.db, q.List)
 		if err != nil {
-			return err
+			return q.Explain(err)
 		}
 		items, err := render(r, rows)
 		if err != nil {

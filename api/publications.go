@@ -16,29 +16,21 @@ func pubListSpec(k *rest.PubKind) rest.ListSpec {
 			if in {
 				vals = rest.SplitComma(vals)
 			}
-			var ors []string
-			var args []any
+			var ids []any
 			for _, h := range vals {
 				hp, ok := href.Parse(h)
 				if !ok {
 					return rest.BadField("content", "Invalid hyperlink - No URL match for %q.", h)
 				}
-				ors = append(ors, "c.pulp_id = ?")
-				args = append(args, hp.ID)
+				ids = append(ids, hp.ID)
 			}
-			if len(ors) == 0 {
+			if len(ids) == 0 {
 				l.And("1 = 0")
 				return nil
 			}
-			cond := `EXISTS (SELECT 1 FROM repository_content rc JOIN contents c ON c.id = rc.content_id WHERE rc.repository_id = p.repository_id
-				AND ` + meta.InVersion("rc", "p.version_number") + ` AND (`
-			for i, o := range ors {
-				if i > 0 {
-					cond += " OR "
-				}
-				cond += o
-			}
-			l.And(cond+"))", args...)
+			// IN, not ORs: SQLite nests each OR a level deeper and refuses 1,000 levels.
+			l.And(`EXISTS (SELECT 1 FROM repository_content rc JOIN contents c ON c.id = rc.content_id WHERE rc.repository_id = p.repository_id
+				AND `+meta.InVersion("rc", "p.version_number")+` AND c.pulp_id IN `+rest.Placeholders(len(ids))+`)`, ids...)
 			return nil
 		}
 	}

@@ -10,6 +10,8 @@
 //   - JSON responses carry exactly "Content-Type: application/json".
 //   - Bad input is a 400 that names the field, returned before anything is stored or
 //     queued; unknown fields are refused by name.
+//   - List filters are bounded before they become SQL (MaxFilterTerms, MaxFilterValues,
+//     MaxQDepth, meta.MaxPattern), so no request reaches a database's limits.
 //   - A 500 carries no error text (SQL, paths): the log has it, under the request's
 //     Correlation-ID, which the answer gives.
 //   - A filter is declared once: its parameters in the document and its SQL come from

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"pith/api/href"
 	"pith/api/openapi"
@@ -57,6 +60,43 @@ type Query struct {
 	List    meta.List
 	fields  map[string]bool
 	exclude map[string]bool
+	regexes []string // the parameters matching with a regular expression
+}
+
+// Explain turns the error of running q's list into the 400 it is when the database
+// refused a regular expression the request sent (PostgreSQL judges its own syntax when
+// the query runs); any other error is returned as it is.
+func (q Query) Explain(err error) error {
+	why, ok := meta.BadPattern(err)
+	if !ok || len(q.regexes) == 0 {
+		return err
+	}
+	fe := FieldErrors{}
+	for _, p := range q.regexes {
+		fe[p] = []string{fmt.Sprintf("Enter a valid regular expression (%s).", why)}
+	}
+	return fe
+}
+
+// The bounds of a list request's filters, far beyond what the pulp CLI, the bindings and
+// Katello send, and well within what both databases take: SQLite refuses an
+// expression deeper than 1,000 (each ANDed or ORed term is a level) and more than 32,766
+// bound values.
+const (
+	// MaxFilterTerms bounds the conditions of one request: filter parameters, each value
+	// of a repeated one, each term of pulp_label_select and of q.
+	MaxFilterTerms = 256
+	// MaxFilterValues bounds the values bound into one request's query, every __in
+	// list's included.
+	MaxFilterValues = 10_000
+)
+
+func tooManyTerms(param string) error {
+	return BadField(param, "Too many filter terms: a request may have at most %d.", MaxFilterTerms)
+}
+
+func tooManyValues(param string) error {
+	return BadField(param, "Too many values: a request may have at most %d.", MaxFilterValues)
 }
 
 // SplitComma splits comma-separated values, dropping empty ones.
@@ -73,7 +113,8 @@ func SplitComma(vs []string) []string {
 }
 
 // ParseList reads pagination, fields, ordering and the declared filters from a request.
-// Undeclared parameters are a 400 naming them.
+// Undeclared parameters are a 400 naming them, and so are filters beyond the bounds
+// (MaxFilterTerms, MaxFilterValues, MaxQDepth, meta.MaxPattern).
 func ParseList(r *http.Request, d meta.Dialect, spec ListSpec) (Query, error) {
 	q := Query{}
 	vals := r.URL.Query()
@@ -86,26 +127,52 @@ func ParseList(r *http.Request, d meta.Dialect, spec ListSpec) (Query, error) {
 				pname += "__" + lk
 			}
 			known[pname] = true
-			byName[pname] = func(l *meta.List, v string) error { return applyLookup(l, d, f, lk, pname, v) }
+			byName[pname] = func(l *meta.List, v string) error {
+				// Checked before the filter makes a condition of each comma-separated value.
+				if strings.Count(v, ",") >= MaxFilterValues {
+					return tooManyValues(pname)
+				}
+				if lk == "regex" || lk == "iregex" {
+					q.regexes = append(q.regexes, pname)
+				}
+				return applyLookup(l, d, f, lk, pname, v)
+			}
 		}
 	}
-	for k, vs := range vals {
+	terms := 0
+	// In order, so that the parameter an error names does not vary between requests.
+	for _, k := range slices.Sorted(maps.Keys(vals)) {
 		if !known[k] {
 			return q, BadField(k, "Unknown query parameter %q.", k)
 		}
 		fn := byName[k]
-		if k == "q" {
-			fn = func(l *meta.List, v string) error { return applyQ(l, v, byName) }
-		}
-		if fn == nil {
+		if fn == nil && k != "q" {
 			continue
 		}
-		for _, v := range vs {
+		for _, v := range vals[k] {
+			if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
+				return q, BadField(k, "Enter text without null characters or invalid UTF-8.")
+			}
 			if k != "prn__in" {
 				v = resolveValue(r.Context(), v) // PRNs become hrefs
 			}
-			if err := fn(&q.List, v); err != nil {
+			before := len(q.List.Where)
+			var n int
+			var err error
+			if k == "q" {
+				n, err = applyQ(&q.List, v, byName, MaxFilterTerms-terms)
+			} else {
+				err = fn(&q.List, v)
+				n = len(q.List.Where) - before
+			}
+			if err != nil {
 				return q, err
+			}
+			if terms += n; terms > MaxFilterTerms {
+				return q, tooManyTerms(k)
+			}
+			if len(q.List.Args) > MaxFilterValues {
+				return q, tooManyValues(k)
 			}
 		}
 	}
@@ -131,12 +198,19 @@ func ParseList(r *http.Request, d meta.Dialect, spec ListSpec) (Query, error) {
 	}
 	q.fields, q.exclude = fieldSet(vals["fields"]), fieldSet(vals["exclude_fields"])
 	var order []string
+	ordered := map[string]bool{}
 	for _, o := range SplitComma(vals["ordering"]) {
 		desc := strings.HasPrefix(o, "-")
-		col, ok := spec.Ordering[strings.TrimPrefix(o, "-")]
+		name := strings.TrimPrefix(o, "-")
+		col, ok := spec.Ordering[name]
 		if !ok {
 			return q, BadField("ordering", "Select a valid choice. %s is not one of the available choices.", o)
 		}
+		// A field again orders nothing more (and SQLite takes at most 2,000 terms).
+		if ordered[name] {
+			continue
+		}
+		ordered[name] = true
 		if key, ok := strings.CutPrefix(col, "attr:"); ok {
 			col = d.JSONText("c.attrs", key)
 		}
@@ -212,6 +286,9 @@ func applyLookup(l *meta.List, d meta.Dialect, f Filter, lk, pname, v string) er
 	case "istartswith":
 		l.And("lower(substr("+f.Col+", 1, length(?))) = lower(?)", v, v)
 	case "regex", "iregex":
+		if err := meta.CheckPattern(d, v, lk == "iregex"); err != nil {
+			return BadField(pname, "Enter a valid regular expression (%v).", err)
+		}
 		l.And(d.RegexpMatch(f.Col, lk == "iregex"), v)
 	case "in":
 		parts := SplitComma([]string{v})

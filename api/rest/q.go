@@ -7,28 +7,47 @@ import (
 	"pith/meta"
 )
 
+// MaxQDepth bounds the nesting of a q expression: its parentheses and NOTs, each a level
+// of the parser's recursion.
+const MaxQDepth = 32
+
 // applyQ implements Pulp's q filter: an expression of filter terms name="value" combined
 // with AND, OR, NOT and parentheses, where each name is one of the list's own filters.
 // Example: q=name__startswith="web" AND NOT pulp_label_select="env=test"
-func applyQ(l *meta.List, expr string, filters map[string]func(*meta.List, string) error) error {
-	p := &qParser{src: expr, filters: filters}
+// It returns the number of conditions the terms made; more than maxTerms, or nesting
+// deeper than MaxQDepth, is a 400, found before the rest of the expression is read.
+func applyQ(l *meta.List, expr string, filters map[string]func(*meta.List, string) error, maxTerms int) (int, error) {
+	p := &qParser{src: expr, filters: filters, maxTerms: maxTerms}
 	cond, args, err := p.or()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	p.space()
 	if p.pos < len(p.src) {
-		return BadField("q", "Unexpected %q at position %d.", p.src[p.pos:], p.pos)
+		return 0, BadField("q", "Unexpected %q at position %d.", p.src[p.pos:], p.pos)
 	}
 	l.And(cond, args...)
-	return nil
+	return p.terms, nil
 }
 
 type qParser struct {
-	src     string
-	pos     int
-	filters map[string]func(*meta.List, string) error
+	src      string
+	pos      int
+	filters  map[string]func(*meta.List, string) error
+	depth    int // of parentheses and NOTs open at pos
+	terms    int // conditions made so far
+	maxTerms int
 }
+
+// enter opens a level of nesting; leave closes it.
+func (p *qParser) enter() error {
+	if p.depth++; p.depth > MaxQDepth {
+		return BadField("q", "Nested too deeply at position %d: at most %d levels of parentheses and NOT.", p.pos, MaxQDepth)
+	}
+	return nil
+}
+
+func (p *qParser) leave() { p.depth-- }
 
 func (p *qParser) space() {
 	for p.pos < len(p.src) && unicode.IsSpace(rune(p.src[p.pos])) {
@@ -82,6 +101,10 @@ func (p *qParser) and() (string, []any, error) {
 
 func (p *qParser) not() (string, []any, error) {
 	if p.keyword("NOT") {
+		if err := p.enter(); err != nil {
+			return "", nil, err
+		}
+		defer p.leave()
 		c, a, err := p.not()
 		if err != nil {
 			return "", nil, err
@@ -94,6 +117,10 @@ func (p *qParser) not() (string, []any, error) {
 func (p *qParser) term() (string, []any, error) {
 	p.space()
 	if p.pos < len(p.src) && p.src[p.pos] == '(' {
+		if err := p.enter(); err != nil {
+			return "", nil, err
+		}
+		defer p.leave()
 		p.pos++
 		c, a, err := p.or()
 		if err != nil {
@@ -126,6 +153,9 @@ func (p *qParser) term() (string, []any, error) {
 	var sub meta.List
 	if err := fn(&sub, val); err != nil {
 		return "", nil, err
+	}
+	if p.terms += max(1, len(sub.Where)); p.terms > p.maxTerms {
+		return "", nil, tooManyTerms("q")
 	}
 	if len(sub.Where) == 0 {
 		return "1 = 1", nil, nil

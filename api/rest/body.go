@@ -14,8 +14,34 @@ import (
 	"strings"
 )
 
-// MaxBody bounds JSON and urlencoded bodies; file parts stream and are not bounded here.
+// MaxBody bounds JSON and urlencoded bodies, and all the fields of a multipart body
+// together (Django's DATA_UPLOAD_MAX_MEMORY_SIZE, 2.5 MiB by default in Pulp); file
+// parts stream and are not bounded here.
 const MaxBody = 8 << 20
+
+// MaxFields bounds the fields of a form body, and the parts of a multipart one (Django's
+// DATA_UPLOAD_MAX_NUMBER_FIELDS).
+const MaxFields = 1000
+
+func tooLarge() error {
+	return Status(http.StatusRequestEntityTooLarge, "The request body exceeds %d bytes (a multipart body's files aside).", MaxBody)
+}
+
+func tooManyFields() error {
+	return Status(http.StatusBadRequest, "The request body has more than %d fields.", MaxFields)
+}
+
+// readAll reads a body of at most MaxBody bytes.
+func readAll(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxBody+1))
+	if err != nil {
+		return nil, Status(http.StatusBadRequest, "read request body: %v", err)
+	}
+	if len(b) > MaxBody {
+		return nil, tooLarge()
+	}
+	return b, nil
+}
 
 // FileFunc receives a file part of a multipart body as it streams.
 type FileFunc func(field, filename string, body io.Reader) error
@@ -36,15 +62,12 @@ func ReadBody(r *http.Request, target any, onFile FileFunc) (map[string]json.Raw
 
 func readBody(r *http.Request, target any, onFile FileFunc) (map[string]json.RawMessage, error) {
 	raw := map[string]json.RawMessage{}
-	ct, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch ct {
 	case "", "application/json":
-		b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+		b, err := readAll(r.Body)
 		if err != nil {
-			return nil, Status(http.StatusBadRequest, "read request body: %v", err)
-		}
-		if len(b) > MaxBody {
-			return nil, Status(http.StatusRequestEntityTooLarge, "request body exceeds %d bytes", MaxBody)
+			return nil, err
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			return raw, nil
@@ -54,9 +77,12 @@ func readBody(r *http.Request, target any, onFile FileFunc) (map[string]json.Raw
 		}
 		return raw, nil
 	case "application/x-www-form-urlencoded":
-		b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+		b, err := readAll(r.Body)
 		if err != nil {
-			return nil, Status(http.StatusBadRequest, "read request body: %v", err)
+			return nil, err
+		}
+		if bytes.Count(b, []byte("&")) >= MaxFields {
+			return nil, tooManyFields()
 		}
 		vals, err := url.ParseQuery(string(b))
 		if err != nil {
@@ -76,10 +102,10 @@ func readBody(r *http.Request, target any, onFile FileFunc) (map[string]json.Raw
 		if err != nil {
 			return nil, Status(http.StatusBadRequest, "malformed multipart body: %v", err)
 		}
-		_ = params
 		kinds := fieldKinds(target)
 		vals := map[string][]string{}
-		for {
+		budget := MaxBody // what the fields, their names and the files' names may hold
+		for n := 0; ; n++ {
 			p, err := mr.NextPart()
 			if errors.Is(err, io.EOF) {
 				break
@@ -87,7 +113,13 @@ func readBody(r *http.Request, target any, onFile FileFunc) (map[string]json.Raw
 			if err != nil {
 				return nil, Status(http.StatusBadRequest, "malformed multipart body: %v", err)
 			}
+			if n == MaxFields {
+				return nil, tooManyFields()
+			}
 			name := p.FormName()
+			if budget -= len(name) + len(p.FileName()); budget < 0 {
+				return nil, tooLarge()
+			}
 			if p.FileName() != "" {
 				if onFile == nil {
 					return nil, BadField(name, "Files are not accepted here.")
@@ -95,12 +127,15 @@ func readBody(r *http.Request, target any, onFile FileFunc) (map[string]json.Raw
 				if err := onFile(name, p.FileName(), p); err != nil {
 					return nil, err
 				}
-				raw[name] = json.RawMessage(`"` + p.FileName() + `"`)
+				raw[name], _ = json.Marshal(p.FileName())
 				continue
 			}
-			b, err := io.ReadAll(io.LimitReader(p, MaxBody))
+			b, err := io.ReadAll(io.LimitReader(p, int64(budget)+1))
 			if err != nil {
 				return nil, Status(http.StatusBadRequest, "read multipart field %q: %v", name, err)
+			}
+			if budget -= len(b); budget < 0 {
+				return nil, tooLarge()
 			}
 			vals[name] = append(vals[name], string(b))
 		}

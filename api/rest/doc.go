@@ -10,6 +10,8 @@
 //   - JSON responses carry exactly "Content-Type: application/json".
 //   - Bad input is a 400 that names the field, returned before anything is stored or
 //     queued; unknown fields are refused by name.
+//   - Bodies are bounded before they cost memory: MaxBody bytes of fields (files
+//     stream), MaxFields fields.
 //   - List filters are bounded before they become SQL (MaxFilterTerms, MaxFilterValues,
 //     MaxQDepth, meta.MaxPattern), so no request reaches a database's limits.
 //   - A 500 carries no error text (SQL, paths): the log has it, under the request's

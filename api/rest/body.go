@@ -124,7 +124,11 @@ func readBody(r *http.Request, target any, onFile FileFunc) (map[string]json.Raw
 				if onFile == nil {
 					return nil, BadField(name, "Files are not accepted here.")
 				}
-				if err := onFile(name, p.FileName(), p); err != nil {
+				body := &clientReader{r: p}
+				if err := onFile(name, p.FileName(), body); err != nil {
+					if body.err != nil {
+						return nil, Status(http.StatusBadRequest, "read multipart file %q: %v", name, body.err)
+					}
 					return nil, err
 				}
 				raw[name], _ = json.Marshal(p.FileName())
@@ -150,6 +154,21 @@ func readBody(r *http.Request, target any, onFile FileFunc) (map[string]json.Raw
 	default:
 		return nil, Status(http.StatusUnsupportedMediaType, "Unsupported media type %q in request.", ct)
 	}
+}
+
+// clientReader remembers the error reading the client's body gave, so that a failure
+// it caused (a truncated body) is answered as the client's, not as the server's.
+type clientReader struct {
+	r   io.Reader
+	err error
+}
+
+func (c *clientReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	if err != nil && err != io.EOF {
+		c.err = err
+	}
+	return n, err
 }
 
 // Fields are the JSON field names of a body shape, sorted.

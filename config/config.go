@@ -51,6 +51,14 @@ type Config struct {
 	MetadataSigningKey string `json:"metadata_signing_key"`
 	// PprofListen serves Go's profiler (/debug/pprof/) on its own address; "" = off.
 	PprofListen string `json:"pprof_listen"`
+	// BodyTimeoutSeconds is how long a client has to send a request body, uploads aside.
+	BodyTimeoutSeconds int `json:"body_timeout_seconds"`
+	// UploadTimeoutSeconds is how long an authenticated client has to send a file
+	// (an upload chunk, an artifact, a package).
+	UploadTimeoutSeconds int `json:"upload_timeout_seconds"`
+	// MaxConnectionsPerClient caps the connections one client IP address holds open at
+	// once; 0 = no cap.
+	MaxConnectionsPerClient int `json:"max_connections_per_client"`
 }
 
 // Defaults are the embedded single-machine settings.
@@ -67,6 +75,9 @@ func Defaults() Config {
 		UploadProtectionMinutes: 1440,
 		RedirectToObjectStorage: true,
 		Cache:                   "memory",
+		BodyTimeoutSeconds:      60,
+		UploadTimeoutSeconds:    3600,
+		MaxConnectionsPerClient: 4096,
 	}
 }
 
@@ -134,6 +145,12 @@ func settings() []setting {
 			num("orphan-cleanup-interval-minutes", func(c *Config) *int { return &c.OrphanCleanupIntervalMinutes })},
 		{"metadata-signing-key", "armored OpenPGP private key (no passphrase) for the signing service pith-metadata",
 			str(func(c *Config) *string { return &c.MetadataSigningKey })},
+		{"body-timeout-seconds", "seconds a client has to send a request body (uploads aside)",
+			num("body-timeout-seconds", func(c *Config) *int { return &c.BodyTimeoutSeconds })},
+		{"upload-timeout-seconds", "seconds an authenticated client has to send the body of an upload (chunk, artifact, package)",
+			num("upload-timeout-seconds", func(c *Config) *int { return &c.UploadTimeoutSeconds })},
+		{"max-connections-per-client", "connections one client IP address may hold open at once; more are closed as accepted (0 = no cap)",
+			num("max-connections-per-client", func(c *Config) *int { return &c.MaxConnectionsPerClient })},
 	}
 }
 
@@ -238,15 +255,20 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("log-level: %q is not one of debug, info, warn, error", c.LogLevel)
 	}
-	if c.TaskLeaseSeconds < 1 {
-		return fmt.Errorf("task-lease-seconds: %d must be at least 1", c.TaskLeaseSeconds)
+	for _, m := range []struct {
+		name string
+		v    int
+	}{{"task-lease-seconds", c.TaskLeaseSeconds}, {"body-timeout-seconds", c.BodyTimeoutSeconds}, {"upload-timeout-seconds", c.UploadTimeoutSeconds}} {
+		if m.v < 1 {
+			return fmt.Errorf("%s: %d must be at least 1", m.name, m.v)
+		}
 	}
 	for _, m := range []struct {
 		name string
 		v    int
 	}{{"orphan-protection-minutes", c.OrphanProtectionMinutes}, {"publication-grace-minutes", c.PublicationGraceMinutes},
 		{"upload-protection-minutes", c.UploadProtectionMinutes}, {"task-protection-minutes", c.TaskProtectionMinutes},
-		{"orphan-cleanup-interval-minutes", c.OrphanCleanupIntervalMinutes}} {
+		{"orphan-cleanup-interval-minutes", c.OrphanCleanupIntervalMinutes}, {"max-connections-per-client", c.MaxConnectionsPerClient}} {
 		if m.v < 0 {
 			return fmt.Errorf("%s: %d must not be negative", m.name, m.v)
 		}
@@ -262,6 +284,14 @@ func (c Config) OrphanProtection() time.Duration {
 // GracePeriod is how long superseded publications stay servable.
 func (c Config) GracePeriod() time.Duration {
 	return time.Duration(c.PublicationGraceMinutes) * time.Minute
+}
+
+// BodyTimeout is how long a client has to send a request body, uploads aside.
+func (c Config) BodyTimeout() time.Duration { return time.Duration(c.BodyTimeoutSeconds) * time.Second }
+
+// UploadTimeout is how long an authenticated client has to send an upload's body.
+func (c Config) UploadTimeout() time.Duration {
+	return time.Duration(c.UploadTimeoutSeconds) * time.Second
 }
 
 // TaskLease is the lease of a running task.

@@ -56,6 +56,9 @@ func TestBadSettingsAreNamed(t *testing.T) {
 		{[]string{"--tuning", "huge"}, nil, "tuning"},
 		{[]string{"--log-level", "loud"}, nil, "log-level"},
 		{[]string{"--config", bad}, nil, "colour"},
+		{[]string{"--body-timeout-seconds", "0"}, nil, "body-timeout-seconds"},
+		{[]string{"--upload-timeout-seconds", "0"}, nil, "upload-timeout-seconds"},
+		{[]string{"--max-connections-per-client", "-1"}, nil, "max-connections-per-client"},
 	} {
 		_, _, err := Load("serve", tc.args, env(tc.env))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

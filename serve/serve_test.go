@@ -20,6 +20,7 @@ import (
 
 	"pith/blob"
 	"pith/blob/driver/fs"
+	"pith/content"
 	"pith/meta"
 )
 
@@ -449,6 +450,36 @@ func TestHeadersAndErrors(t *testing.T) {
 	f.srv.Invalidate()
 	if rec := f.get("/pulp/content/later/notes.txt"); rec.Code != 200 || rec.Body.String() != "hello" {
 		t.Errorf("after Invalidate: %d %q", rec.Code, rec.Body.String())
+	}
+}
+
+// A path made to be costly (the issue: one of 900 kB took 8.5 s of CPU to match) is
+// refused before any work, with 414; the longest and deepest paths a unit can have
+// are still served.
+func TestPathBounds(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	deep := strings.Repeat("d/", 200) + strings.Repeat("n", content.MaxRelativePath-400)
+	v := f.version(f.stored(deep, []byte("deep")))
+	pub := f.publish(v.Number)
+	base := strings.Repeat("b", content.MaxRelativePath-12) + "/" + strings.Repeat("c/", 4) + "el9"
+	if len(base) != content.MaxRelativePath || len(deep) != content.MaxRelativePath {
+		t.Fatalf("base path %d and relative path %d bytes", len(base), len(deep))
+	}
+	if _, err := meta.CreateDistribution(context.Background(), f.db, meta.Distribution{Type: "file.file", Name: "d", BasePath: base, PublicationID: &pub.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if rec := f.get("/pulp/content/" + base + "/" + deep); rec.Code != 200 || rec.Body.String() != "deep" {
+		t.Errorf("the longest path: %d %.100q", rec.Code, rec.Body.String())
+	}
+	for name, path := range map[string]string{
+		"900 kB":        "/pulp/content/" + base + "/" + strings.Repeat("x/", 450_000),
+		"one byte over": "/pulp/content/" + base + "/" + deep + "/x/",
+		"300 segments":  "/pulp/content/" + strings.Repeat("s/", 300),
+	} {
+		if rec := f.get(path); rec.Code != http.StatusRequestURITooLong || len(rec.Body.String()) > 100 {
+			t.Errorf("%s: %d %.100q", name, rec.Code, rec.Body.String())
+		}
 	}
 }
 

@@ -171,7 +171,20 @@ func (t *distTable) match(p string) (meta.Distribution, string, bool) {
 	return found, p[at+1:], true
 }
 
+// Headers of every answer of the content app, shared read-only (no allocation per
+// request). What it serves comes from upstreams and uploads, HTML and SVG included, and
+// may be on the API's origin: a browser must neither guess a type (nosniff) nor run
+// anything in it, script or plugin, nor let it act as the origin (sandbox). dnf, curl
+// and the pulp clients ignore both.
+var (
+	nosniff = []string{"nosniff"}
+	sandbox = []string{"default-src 'none'; sandbox"}
+)
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h["X-Content-Type-Options"] = nosniff
+	h["Content-Security-Policy"] = sandbox
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)

@@ -7,10 +7,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -479,6 +482,60 @@ func TestPathBounds(t *testing.T) {
 	} {
 		if rec := f.get(path); rec.Code != http.StatusRequestURITooLong || len(rec.Body.String()) > 100 {
 			t.Errorf("%s: %d %.100q", name, rec.Code, rec.Body.String())
+		}
+	}
+}
+
+// What the content app serves cannot act in a browser, even on the API's origin: a unit
+// a hostile upstream named javascript:… is a relative link in listings, and every
+// answer (files of any type, listings, errors, redirects) tells browsers not to sniff
+// types and to sandbox the document.
+func TestContentIsInert(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	v := f.version(f.stored("javascript:alert(document.domain)", []byte("x")), f.stored("page.html", []byte("<script>alert(1)</script>")),
+		f.stored("img.svg", []byte("<svg onload=alert(1)>")), f.stored("data:text/html,x/y", []byte("y")), f.stored("big.bin", make([]byte, smallMax+1)))
+	pub := f.publish(v.Number)
+	if _, err := meta.CreateDistribution(context.Background(), f.db, meta.Distribution{Type: "file.file", Name: "d", BasePath: "up", PublicationID: &pub.ID}); err != nil {
+		t.Fatal(err)
+	}
+	rec := f.get("/pulp/content/up/")
+	hrefs := regexp.MustCompile(`href="([^"]*)"`).FindAllStringSubmatch(rec.Body.String(), -1)
+	if rec.Code != 200 || len(hrefs) != 6 {
+		t.Fatalf("listing: %d\n%s", rec.Code, rec.Body.String())
+	}
+	for _, m := range hrefs {
+		if u, err := url.Parse(html.UnescapeString(m[1])); err != nil || u.Scheme != "" || u.Host != "" {
+			t.Errorf("listing links to %q, not a relative path", m[1])
+		}
+	}
+	req := httptest.NewRequest("POST", "/pulp/content/up/page.html", nil)
+	post := httptest.NewRecorder()
+	f.srv.ServeHTTP(post, req)
+	for name, rec := range map[string]*httptest.ResponseRecorder{
+		"html": f.get("/pulp/content/up/page.html"), "svg": f.get("/pulp/content/up/img.svg"),
+		"html range": f.get("/pulp/content/up/page.html", "Range", "bytes=0-3"),
+		"large file": f.get("/pulp/content/up/big.bin"),
+		"listing":    rec, "root listing": f.get("/pulp/content/"),
+		"missing": f.get("/pulp/content/up/missing.html"), "no distribution": f.get("/pulp/content/nowhere/x.html"),
+		"redirect": f.get("/pulp/content/up"), "method": post,
+		"long path": f.get("/pulp/content/" + strings.Repeat("x/", 300)),
+	} {
+		if rec.Header().Get("X-Content-Type-Options") != "nosniff" || rec.Header().Get("Content-Security-Policy") != "default-src 'none'; sandbox" {
+			t.Errorf("%s (%d): headers %v", name, rec.Code, rec.Header())
+		}
+	}
+}
+
+func TestListingHref(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{
+		"b.iso": "b.iso", "dir/": "dir/", "a b": "a%20b", "<i>": "%3Ci%3E", `"`: "%22",
+		"javascript:alert(document.domain)": "./javascript:alert%28document.domain%29",
+		"JavaScript:x/":                     "./JavaScript:x/", "data:text": "./data:text", "a:": "./a:",
+	} {
+		if got := href(name); got != want {
+			t.Errorf("href(%q) = %q, want %q", name, got, want)
 		}
 	}
 }

@@ -23,6 +23,9 @@ type Config struct {
 	Database string `json:"database"` // SQLite file path or postgres:// URL
 	Storage  string `json:"storage"`  // blob storage: a directory, "database" or s3://…
 	Cache    string `json:"cache"`    // content cache: "memory", "off" or redis://host:port/db
+	// ContentListen serves the content app of `pith serve` on an address of its own, an
+	// origin apart from the API's; "" serves it on Listen.
+	ContentListen string `json:"content_listen"`
 	// RedirectToObjectStorage answers content requests for S3 blobs with a redirect to a
 	// presigned URL instead of streaming them.
 	RedirectToObjectStorage bool   `json:"redirect_to_object_storage"`
@@ -117,6 +120,8 @@ func boolean(name string, p func(c *Config) *bool) func(*Config, string) error {
 func settings() []setting {
 	return []setting{
 		{"listen", "address to listen on (host:port)", str(func(c *Config) *string { return &c.Listen })},
+		{"content-listen", "pith serve: serve the content app on this host:port, an origin apart from the API's (default: on --listen)",
+			str(func(c *Config) *string { return &c.ContentListen })},
 		{"data", "data directory (blobs, uploads, SQLite database)", str(func(c *Config) *string { return &c.Data })},
 		{"database", "SQLite file path or postgres://user:pass@host:port/db (default: <data>/pith.db)", str(func(c *Config) *string { return &c.Database })},
 		{"storage", "blob storage: a directory path, \"database\" for blobs in the metadata database, or s3://key:secret@host:port/bucket?region=…&path_style=true&insecure=true (default: <data>/blobs)",
@@ -124,7 +129,7 @@ func settings() []setting {
 		{"cache", "content cache: memory (this process only), redis://host:port/db (shared by content processes; ?local=off: in Redis only, not also in each process) or off (every request resolved in the database)", str(func(c *Config) *string { return &c.Cache })},
 		{"redirect-to-object-storage", "redirect content requests to presigned S3 URLs (true) or stream them (false)",
 			boolean("redirect-to-object-storage", func(c *Config) *bool { return &c.RedirectToObjectStorage })},
-		{"content-origin", "origin clients use to reach content (default: http://<listen>)", str(func(c *Config) *string { return &c.ContentOrigin })},
+		{"content-origin", "origin clients use to reach content (default: http://<content-listen, else listen>)", str(func(c *Config) *string { return &c.ContentOrigin })},
 		{"tuning", "tuning profile: small, medium, large, xlarge or auto", str(func(c *Config) *string { return &c.Tuning })},
 		{"workers", "task workers in this process (0 = from the tuning profile)", num("workers", func(c *Config) *int { return &c.Workers })},
 		{"log-level", "debug, info, warn or error", str(func(c *Config) *string { return &c.LogLevel })},
@@ -212,6 +217,9 @@ func (c *Config) fill() {
 	if c.Database == "" {
 		c.Database = filepath.Join(c.Data, "pith.db")
 	}
+	if c.ContentOrigin == "" && c.ContentListen != "" {
+		c.ContentOrigin = "http://" + c.ContentListen
+	}
 	if c.ContentOrigin == "" {
 		c.ContentOrigin = "http://" + c.Listen
 	}
@@ -228,6 +236,15 @@ func (c *Config) fill() {
 func (c Config) Validate() error {
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return fmt.Errorf("listen: %q is not host:port: %w", c.Listen, err)
+	}
+	if c.ContentListen != "" {
+		if _, _, err := net.SplitHostPort(c.ContentListen); err != nil {
+			return fmt.Errorf("content-listen: %q is not host:port: %w", c.ContentListen, err)
+		}
+		if c.ContentListen == c.Listen {
+			// Both listeners would bind it (SO_REUSEPORT) and share its connections at random.
+			return fmt.Errorf("content-listen: %q is the listen address; leave it empty to serve content there", c.ContentListen)
+		}
 	}
 	if c.Data == "" {
 		return errors.New("data: must not be empty")

@@ -278,8 +278,9 @@ func (n *node) handler(r roles) http.Handler {
 			n.content.WriteMetrics(r.Context(), w)
 		})
 	}
+	apiRole := r.api
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/" || r.URL.Path == "/pulp/" || r.URL.Path == "/pulp/api/v3" {
+		if apiRole && (r.URL.Path == "/" || r.URL.Path == "/pulp/" || r.URL.Path == "/pulp/api/v3") {
 			http.Redirect(w, r, "/pulp/api/v3/status/", http.StatusFound)
 			return
 		}
@@ -295,8 +296,14 @@ type endpoint struct {
 	ln    net.Listener // opened by runNode
 }
 
-// endpoints are where the roles r are served.
+// endpoints are where the roles r are served: all on --listen, or, for a process with
+// both the API and the content app and --content-listen set, the content app on an
+// address of its own, so that content and the API are different origins (a file served
+// as content can then never act on the API with a browser's credentials for it).
 func endpoints(cfg config.Config, r roles) []endpoint {
+	if r.api && r.content && cfg.ContentListen != "" {
+		return []endpoint{{addr: cfg.Listen, roles: roles{api: true}}, {addr: cfg.ContentListen, roles: roles{content: true}}}
+	}
 	return []endpoint{{addr: cfg.Listen, roles: r}}
 }
 

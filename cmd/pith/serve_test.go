@@ -144,3 +144,31 @@ func TestConnectionCap(t *testing.T) {
 		t.Errorf("second connection answered %d", resp.StatusCode)
 	}
 }
+
+// With --content-listen the content app and the API are different origins: neither
+// address serves the other's paths.
+func TestContentListen(t *testing.T) {
+	t.Parallel()
+	s := startNode(t, "--listen", "127.0.0.1:24817", "--content-listen", "127.0.0.1:24816")
+	if s.api == s.content {
+		t.Fatal("one listener for both")
+	}
+	for _, tc := range []struct {
+		addr, target string
+		code         int
+	}{
+		{s.api, "/pulp/api/v3/status/", 200},
+		{s.api, "/", 302},
+		{s.api, "/pulp/content/", 404},
+		{s.api, "/metrics", 404},
+		{s.content, "/pulp/content/", 200},
+		{s.content, "/metrics", 200},
+		{s.content, "/pulp/api/v3/status/", 404},
+		{s.content, "/", 404},
+	} {
+		resp, _, _ := testconn.Exchange(t, tc.addr, "GET "+tc.target+" HTTP/1.1\r\nHost: pith\r\n\r\n")
+		if resp.StatusCode != tc.code {
+			t.Errorf("%s on the %s listener: %d, want %d", tc.target, map[bool]string{true: "API", false: "content"}[tc.addr == s.api], resp.StatusCode, tc.code)
+		}
+	}
+}

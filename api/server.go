@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"pith/api/openapi"
 	"pith/api/rest"
 	"pith/content"
+	"pith/edge"
 	"pith/meta"
 )
 
@@ -36,6 +38,10 @@ type Config struct {
 	OrphanProtection time.Duration
 	// GracePeriod keeps superseded publications servable.
 	GracePeriod time.Duration
+	// UploadTimeout is how long an authenticated client has to send the body of an
+	// operation that takes files, in place of the listener's shorter deadline
+	// (edge.ExtendBody); 0 leaves that deadline.
+	UploadTimeout time.Duration
 }
 
 // Server is the REST API.
@@ -149,12 +155,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
+// wrap serves an operation: the client is authenticated before anything of the body is
+// read, so an unknown client is answered at once and never gets more than the listener's
+// short body deadline (edge.Bodies); a known one sending a file gets UploadTimeout.
 func (s *Server) wrap(rt route) http.HandlerFunc {
+	upload := rt.op.Body != nil && slices.Equal(rt.op.Body.MediaTypes, rest.FileForms)
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !rt.op.Anonymous && !s.authenticate(r) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="api"`)
 			rest.WriteJSON(w, http.StatusUnauthorized, map[string]string{"detail": "Authentication credentials were not provided."})
 			return
+		}
+		if upload && s.cfg.UploadTimeout > 0 {
+			edge.ExtendBody(w, r, s.cfg.UploadTimeout)
 		}
 		if err := rt.h(w, r); err != nil {
 			rest.WriteError(w, r, err)

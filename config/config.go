@@ -23,6 +23,9 @@ type Config struct {
 	Database string `json:"database"` // SQLite file path or postgres:// URL
 	Storage  string `json:"storage"`  // blob storage: a directory, "database" or s3://…
 	Cache    string `json:"cache"`    // content cache: "memory", "off" or redis://host:port/db
+	// ContentListen serves the content app of `pith serve` on an address of its own, an
+	// origin apart from the API's; "" serves it on Listen.
+	ContentListen string `json:"content_listen"`
 	// RedirectToObjectStorage answers content requests for S3 blobs with a redirect to a
 	// presigned URL instead of streaming them.
 	RedirectToObjectStorage bool   `json:"redirect_to_object_storage"`
@@ -51,6 +54,14 @@ type Config struct {
 	MetadataSigningKey string `json:"metadata_signing_key"`
 	// PprofListen serves Go's profiler (/debug/pprof/) on its own address; "" = off.
 	PprofListen string `json:"pprof_listen"`
+	// BodyTimeoutSeconds is how long a client has to send a request body, uploads aside.
+	BodyTimeoutSeconds int `json:"body_timeout_seconds"`
+	// UploadTimeoutSeconds is how long an authenticated client has to send a file
+	// (an upload chunk, an artifact, a package).
+	UploadTimeoutSeconds int `json:"upload_timeout_seconds"`
+	// MaxConnectionsPerClient caps the connections one client IP address holds open at
+	// once; 0 = no cap.
+	MaxConnectionsPerClient int `json:"max_connections_per_client"`
 }
 
 // Defaults are the embedded single-machine settings.
@@ -67,6 +78,9 @@ func Defaults() Config {
 		UploadProtectionMinutes: 1440,
 		RedirectToObjectStorage: true,
 		Cache:                   "memory",
+		BodyTimeoutSeconds:      60,
+		UploadTimeoutSeconds:    3600,
+		MaxConnectionsPerClient: 4096,
 	}
 }
 
@@ -106,6 +120,8 @@ func boolean(name string, p func(c *Config) *bool) func(*Config, string) error {
 func settings() []setting {
 	return []setting{
 		{"listen", "address to listen on (host:port)", str(func(c *Config) *string { return &c.Listen })},
+		{"content-listen", "pith serve: serve the content app on this host:port, an origin apart from the API's (default: on --listen)",
+			str(func(c *Config) *string { return &c.ContentListen })},
 		{"data", "data directory (blobs, uploads, SQLite database)", str(func(c *Config) *string { return &c.Data })},
 		{"database", "SQLite file path or postgres://user:pass@host:port/db (default: <data>/pith.db)", str(func(c *Config) *string { return &c.Database })},
 		{"storage", "blob storage: a directory path, \"database\" for blobs in the metadata database, or s3://key:secret@host:port/bucket?region=…&path_style=true&insecure=true (default: <data>/blobs)",
@@ -113,7 +129,7 @@ func settings() []setting {
 		{"cache", "content cache: memory (this process only), redis://host:port/db (shared by content processes; ?local=off: in Redis only, not also in each process) or off (every request resolved in the database)", str(func(c *Config) *string { return &c.Cache })},
 		{"redirect-to-object-storage", "redirect content requests to presigned S3 URLs (true) or stream them (false)",
 			boolean("redirect-to-object-storage", func(c *Config) *bool { return &c.RedirectToObjectStorage })},
-		{"content-origin", "origin clients use to reach content (default: http://<listen>)", str(func(c *Config) *string { return &c.ContentOrigin })},
+		{"content-origin", "origin clients use to reach content (default: http://<content-listen, else listen>)", str(func(c *Config) *string { return &c.ContentOrigin })},
 		{"tuning", "tuning profile: small, medium, large, xlarge or auto", str(func(c *Config) *string { return &c.Tuning })},
 		{"workers", "task workers in this process (0 = from the tuning profile)", num("workers", func(c *Config) *int { return &c.Workers })},
 		{"log-level", "debug, info, warn or error", str(func(c *Config) *string { return &c.LogLevel })},
@@ -134,6 +150,12 @@ func settings() []setting {
 			num("orphan-cleanup-interval-minutes", func(c *Config) *int { return &c.OrphanCleanupIntervalMinutes })},
 		{"metadata-signing-key", "armored OpenPGP private key (no passphrase) for the signing service pith-metadata",
 			str(func(c *Config) *string { return &c.MetadataSigningKey })},
+		{"body-timeout-seconds", "seconds a client has to send a request body (uploads aside)",
+			num("body-timeout-seconds", func(c *Config) *int { return &c.BodyTimeoutSeconds })},
+		{"upload-timeout-seconds", "seconds an authenticated client has to send the body of an upload (chunk, artifact, package)",
+			num("upload-timeout-seconds", func(c *Config) *int { return &c.UploadTimeoutSeconds })},
+		{"max-connections-per-client", "connections one client IP address may hold open at once; more are closed as accepted (0 = no cap)",
+			num("max-connections-per-client", func(c *Config) *int { return &c.MaxConnectionsPerClient })},
 	}
 }
 
@@ -195,6 +217,9 @@ func (c *Config) fill() {
 	if c.Database == "" {
 		c.Database = filepath.Join(c.Data, "pith.db")
 	}
+	if c.ContentOrigin == "" && c.ContentListen != "" {
+		c.ContentOrigin = "http://" + c.ContentListen
+	}
 	if c.ContentOrigin == "" {
 		c.ContentOrigin = "http://" + c.Listen
 	}
@@ -211,6 +236,15 @@ func (c *Config) fill() {
 func (c Config) Validate() error {
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return fmt.Errorf("listen: %q is not host:port: %w", c.Listen, err)
+	}
+	if c.ContentListen != "" {
+		if _, _, err := net.SplitHostPort(c.ContentListen); err != nil {
+			return fmt.Errorf("content-listen: %q is not host:port: %w", c.ContentListen, err)
+		}
+		if c.ContentListen == c.Listen {
+			// Both listeners would bind it (SO_REUSEPORT) and share its connections at random.
+			return fmt.Errorf("content-listen: %q is the listen address; leave it empty to serve content there", c.ContentListen)
+		}
 	}
 	if c.Data == "" {
 		return errors.New("data: must not be empty")
@@ -238,15 +272,20 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("log-level: %q is not one of debug, info, warn, error", c.LogLevel)
 	}
-	if c.TaskLeaseSeconds < 1 {
-		return fmt.Errorf("task-lease-seconds: %d must be at least 1", c.TaskLeaseSeconds)
+	for _, m := range []struct {
+		name string
+		v    int
+	}{{"task-lease-seconds", c.TaskLeaseSeconds}, {"body-timeout-seconds", c.BodyTimeoutSeconds}, {"upload-timeout-seconds", c.UploadTimeoutSeconds}} {
+		if m.v < 1 {
+			return fmt.Errorf("%s: %d must be at least 1", m.name, m.v)
+		}
 	}
 	for _, m := range []struct {
 		name string
 		v    int
 	}{{"orphan-protection-minutes", c.OrphanProtectionMinutes}, {"publication-grace-minutes", c.PublicationGraceMinutes},
 		{"upload-protection-minutes", c.UploadProtectionMinutes}, {"task-protection-minutes", c.TaskProtectionMinutes},
-		{"orphan-cleanup-interval-minutes", c.OrphanCleanupIntervalMinutes}} {
+		{"orphan-cleanup-interval-minutes", c.OrphanCleanupIntervalMinutes}, {"max-connections-per-client", c.MaxConnectionsPerClient}} {
 		if m.v < 0 {
 			return fmt.Errorf("%s: %d must not be negative", m.name, m.v)
 		}
@@ -262,6 +301,14 @@ func (c Config) OrphanProtection() time.Duration {
 // GracePeriod is how long superseded publications stay servable.
 func (c Config) GracePeriod() time.Duration {
 	return time.Duration(c.PublicationGraceMinutes) * time.Minute
+}
+
+// BodyTimeout is how long a client has to send a request body, uploads aside.
+func (c Config) BodyTimeout() time.Duration { return time.Duration(c.BodyTimeoutSeconds) * time.Second }
+
+// UploadTimeout is how long an authenticated client has to send an upload's body.
+func (c Config) UploadTimeout() time.Duration {
+	return time.Duration(c.UploadTimeoutSeconds) * time.Second
 }
 
 // TaskLease is the lease of a running task.

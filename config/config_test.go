@@ -56,10 +56,34 @@ func TestBadSettingsAreNamed(t *testing.T) {
 		{[]string{"--tuning", "huge"}, nil, "tuning"},
 		{[]string{"--log-level", "loud"}, nil, "log-level"},
 		{[]string{"--config", bad}, nil, "colour"},
+		{[]string{"--content-listen", "nowhere"}, nil, "content-listen"},
+		{[]string{"--content-listen", "127.0.0.1:24817"}, nil, "content-listen"},
+		{[]string{"--body-timeout-seconds", "0"}, nil, "body-timeout-seconds"},
+		{[]string{"--upload-timeout-seconds", "0"}, nil, "upload-timeout-seconds"},
+		{[]string{"--max-connections-per-client", "-1"}, nil, "max-connections-per-client"},
 	} {
 		_, _, err := Load("serve", tc.args, env(tc.env))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v %v: error %v, want one naming %q", tc.args, tc.env, err, tc.want)
+		}
+	}
+}
+
+// Content served on its own address is what distributions' base_url names, unless
+// content-origin says otherwise (a proxy in front).
+func TestContentListenOrigin(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--content-listen", "127.0.0.1:24816"}, "http://127.0.0.1:24816"},
+		{[]string{"--content-listen", "127.0.0.1:24816", "--content-origin", "https://content.example/"}, "https://content.example"},
+		{nil, "http://127.0.0.1:24817"},
+	} {
+		c, _, err := Load("serve", tc.args, env(nil))
+		if err != nil || c.ContentOrigin != tc.want {
+			t.Errorf("%v: content origin %q, %v; want %q", tc.args, c.ContentOrigin, err, tc.want)
 		}
 	}
 }

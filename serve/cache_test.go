@@ -28,9 +28,10 @@ func TestLRU(t *testing.T) {
 
 func TestMatch(t *testing.T) {
 	t.Parallel()
-	tab := &distTable{byPath: map[string]meta.Distribution{
-		"a": {ID: 1}, "a/b/c": {ID: 2}, "x/y": {ID: 3},
-	}}
+	tab := &distTable{byPath: map[string]meta.Distribution{}}
+	for _, d := range []meta.Distribution{{ID: 1, BasePath: "a"}, {ID: 2, BasePath: "a/b/c"}, {ID: 3, BasePath: "x/y"}} {
+		tab.add(d)
+	}
 	for _, tc := range []struct {
 		path string
 		id   int64
@@ -46,6 +47,10 @@ func TestMatch(t *testing.T) {
 		{"x", 0, ""},
 		{"x/yz", 0, ""},
 		{"ab", 0, ""},
+		{"x/y/" + strings.Repeat("z/", 1000), 3, strings.Repeat("z/", 1000)},
+		{strings.Repeat("q/", 1000), 0, ""},
+		{"", 0, ""},
+		{"/a", 0, ""},
 	} {
 		d, rest, ok := tab.match(tc.path)
 		if ok != (tc.id != 0) || d.ID != tc.id || rest != tc.rest {

@@ -11,4 +11,9 @@
 //     once: the first request streams it to its client while storing it; the others wait
 //     and are served the stored blob. A file that fails verification is never stored.
 //   - A superseded publication stays servable for a grace period.
+//   - Nothing served can act in a browser: every answer carries nosniff and a sandboxing
+//     Content-Security-Policy, and listings link names only as relative paths.
+//   - A request costs no more for a longer path: paths beyond any servable one (maxPath,
+//     maxSegments) are refused with 414 before any work, and base paths match with at
+//     most as many lookups as the deepest base path has segments.
 package serve

@@ -38,9 +38,20 @@ func writeIndex(w http.ResponseWriter, r *http.Request, names []string) {
 	p := html.EscapeString(r.URL.Path)
 	fmt.Fprintf(w, "<!DOCTYPE html>\n<html>\n<head><title>Index of %s</title></head>\n<body>\n<h1>Index of %s</h1>\n<hr><pre><a href=\"../\">../</a>\n", p, p)
 	for _, n := range names {
-		fmt.Fprintf(w, "<a href=\"%s\">%s</a>\n", (&url.URL{Path: n}).EscapedPath(), html.EscapeString(n))
+		fmt.Fprintf(w, "<a href=\"%s\">%s</a>\n", html.EscapeString(href(n)), html.EscapeString(n))
 	}
 	fmt.Fprint(w, "</pre><hr></body>\n</html>\n")
+}
+
+// href is the link to a name in a listing: its escaped path, after "./" when a colon
+// comes before any slash, which would make the name a URL of that scheme (a unit from a
+// hostile upstream named javascript:alert(document.domain)).
+func href(name string) string {
+	p := (&url.URL{Path: name}).EscapedPath()
+	if i := strings.IndexByte(p, ':'); i >= 0 && !strings.Contains(p[:i], "/") {
+		return "./" + p
+	}
+	return p
 }
 
 // listDistributions lists the top level: the first segment of every visible base path.

@@ -68,8 +68,23 @@ type distTable struct {
 	gen     uint64
 	loaded  time.Time
 	byPath  map[string]meta.Distribution
+	depth   int                    // segments of the deepest base path
 	serving map[int64]meta.Serving // by distribution ID
 }
+
+func (t *distTable) add(d meta.Distribution) {
+	t.byPath[d.BasePath] = d
+	t.depth = max(t.depth, strings.Count(d.BasePath, "/")+1)
+}
+
+// Bounds of the paths the content app looks at: far above any path it can serve (a base
+// path and a relative path are each at most content.MaxRelativePath bytes; a yum
+// repository's deepest path is Packages/<letter>/<file>, a kickstart tree's a few more),
+// so that a path made to be costly is refused before any work.
+const (
+	maxPath     = 2*content.MaxRelativePath + 2 // base path, "/", relative path, "/"
+	maxSegments = 256
+)
 
 // tableTTL bounds how stale the table may be when another process changed things.
 const tableTTL = 3 * time.Second
@@ -121,28 +136,55 @@ func (s *Server) distributions(ctx context.Context) (*distTable, error) {
 	}
 	nt := &distTable{gen: gen, loaded: time.Now(), byPath: make(map[string]meta.Distribution, len(ds)), serving: serving}
 	for _, d := range ds {
-		nt.byPath[d.BasePath] = d
+		nt.add(d)
 	}
 	s.table.Store(nt)
 	return nt, nil
 }
 
 // match finds the distribution whose base path is the longest prefix of p at a segment
-// boundary, and the path below it.
+// boundary, and the path below it. It looks up p's prefixes from the first segment on,
+// no deeper than the deepest base path: at most t.depth lookups of at most that much of
+// p, however long p is. (Base paths do not nest, so at most one prefix matches.)
 func (t *distTable) match(p string) (meta.Distribution, string, bool) {
-	for cut := len(p); cut > 0; cut = strings.LastIndexByte(p[:cut], '/') {
-		if d, ok := t.byPath[p[:cut]]; ok {
-			rest := ""
-			if cut < len(p) {
-				rest = p[cut+1:]
-			}
-			return d, rest, true
+	var found meta.Distribution
+	at := -1
+	for i, start := 0, 0; i < t.depth; i++ {
+		cut := len(p)
+		if j := strings.IndexByte(p[start:], '/'); j >= 0 {
+			cut = start + j
 		}
+		if d, ok := t.byPath[p[:cut]]; ok {
+			found, at = d, cut
+		}
+		if cut == len(p) {
+			break
+		}
+		start = cut + 1
 	}
-	return meta.Distribution{}, "", false
+	switch {
+	case at < 0:
+		return meta.Distribution{}, "", false
+	case at == len(p):
+		return found, "", true
+	}
+	return found, p[at+1:], true
 }
 
+// Headers of every answer of the content app, shared read-only (no allocation per
+// request). What it serves comes from upstreams and uploads, HTML and SVG included, and
+// may be on the API's origin: a browser must neither guess a type (nosniff) nor run
+// anything in it, script or plugin, nor let it act as the origin (sandbox). dnf, curl
+// and the pulp clients ignore both.
+var (
+	nosniff = []string{"nosniff"}
+	sandbox = []string{"default-src 'none'; sandbox"}
+)
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h["X-Content-Type-Options"] = nosniff
+	h["Content-Security-Policy"] = sandbox
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -155,6 +197,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p, ok := strings.CutPrefix(r.URL.Path, s.opt.Prefix)
 	if !ok {
 		http.Error(w, r.URL.Path+" is outside "+s.opt.Prefix, http.StatusNotFound)
+		return
+	}
+	// 414 rather than 404: the path is refused unread, not looked for.
+	if len(p) > maxPath {
+		http.Error(w, fmt.Sprintf("the path is longer than %d bytes", maxPath), http.StatusRequestURITooLong)
+		return
+	}
+	if strings.Count(p, "/") >= maxSegments {
+		http.Error(w, fmt.Sprintf("the path has more than %d segments", maxSegments), http.StatusRequestURITooLong)
 		return
 	}
 	ctx := r.Context()

@@ -7,10 +7,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -20,6 +23,7 @@ import (
 
 	"pith/blob"
 	"pith/blob/driver/fs"
+	"pith/content"
 	"pith/meta"
 )
 
@@ -449,6 +453,90 @@ func TestHeadersAndErrors(t *testing.T) {
 	f.srv.Invalidate()
 	if rec := f.get("/pulp/content/later/notes.txt"); rec.Code != 200 || rec.Body.String() != "hello" {
 		t.Errorf("after Invalidate: %d %q", rec.Code, rec.Body.String())
+	}
+}
+
+// A path made to be costly (the issue: one of 900 kB took 8.5 s of CPU to match) is
+// refused before any work, with 414; the longest and deepest paths a unit can have
+// are still served.
+func TestPathBounds(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	deep := strings.Repeat("d/", 200) + strings.Repeat("n", content.MaxRelativePath-400)
+	v := f.version(f.stored(deep, []byte("deep")))
+	pub := f.publish(v.Number)
+	base := strings.Repeat("b", content.MaxRelativePath-12) + "/" + strings.Repeat("c/", 4) + "el9"
+	if len(base) != content.MaxRelativePath || len(deep) != content.MaxRelativePath {
+		t.Fatalf("base path %d and relative path %d bytes", len(base), len(deep))
+	}
+	if _, err := meta.CreateDistribution(context.Background(), f.db, meta.Distribution{Type: "file.file", Name: "d", BasePath: base, PublicationID: &pub.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if rec := f.get("/pulp/content/" + base + "/" + deep); rec.Code != 200 || rec.Body.String() != "deep" {
+		t.Errorf("the longest path: %d %.100q", rec.Code, rec.Body.String())
+	}
+	for name, path := range map[string]string{
+		"900 kB":        "/pulp/content/" + base + "/" + strings.Repeat("x/", 450_000),
+		"one byte over": "/pulp/content/" + base + "/" + deep + "/x/",
+		"300 segments":  "/pulp/content/" + strings.Repeat("s/", 300),
+	} {
+		if rec := f.get(path); rec.Code != http.StatusRequestURITooLong || len(rec.Body.String()) > 100 {
+			t.Errorf("%s: %d %.100q", name, rec.Code, rec.Body.String())
+		}
+	}
+}
+
+// What the content app serves cannot act in a browser, even on the API's origin: a unit
+// a hostile upstream named javascript:… is a relative link in listings, and every
+// answer (files of any type, listings, errors, redirects) tells browsers not to sniff
+// types and to sandbox the document.
+func TestContentIsInert(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	v := f.version(f.stored("javascript:alert(document.domain)", []byte("x")), f.stored("page.html", []byte("<script>alert(1)</script>")),
+		f.stored("img.svg", []byte("<svg onload=alert(1)>")), f.stored("data:text/html,x/y", []byte("y")), f.stored("big.bin", make([]byte, smallMax+1)))
+	pub := f.publish(v.Number)
+	if _, err := meta.CreateDistribution(context.Background(), f.db, meta.Distribution{Type: "file.file", Name: "d", BasePath: "up", PublicationID: &pub.ID}); err != nil {
+		t.Fatal(err)
+	}
+	rec := f.get("/pulp/content/up/")
+	hrefs := regexp.MustCompile(`href="([^"]*)"`).FindAllStringSubmatch(rec.Body.String(), -1)
+	if rec.Code != 200 || len(hrefs) != 6 {
+		t.Fatalf("listing: %d\n%s", rec.Code, rec.Body.String())
+	}
+	for _, m := range hrefs {
+		if u, err := url.Parse(html.UnescapeString(m[1])); err != nil || u.Scheme != "" || u.Host != "" {
+			t.Errorf("listing links to %q, not a relative path", m[1])
+		}
+	}
+	req := httptest.NewRequest("POST", "/pulp/content/up/page.html", nil)
+	post := httptest.NewRecorder()
+	f.srv.ServeHTTP(post, req)
+	for name, rec := range map[string]*httptest.ResponseRecorder{
+		"html": f.get("/pulp/content/up/page.html"), "svg": f.get("/pulp/content/up/img.svg"),
+		"html range": f.get("/pulp/content/up/page.html", "Range", "bytes=0-3"),
+		"large file": f.get("/pulp/content/up/big.bin"),
+		"listing":    rec, "root listing": f.get("/pulp/content/"),
+		"missing": f.get("/pulp/content/up/missing.html"), "no distribution": f.get("/pulp/content/nowhere/x.html"),
+		"redirect": f.get("/pulp/content/up"), "method": post,
+		"long path": f.get("/pulp/content/" + strings.Repeat("x/", 300)),
+	} {
+		if rec.Header().Get("X-Content-Type-Options") != "nosniff" || rec.Header().Get("Content-Security-Policy") != "default-src 'none'; sandbox" {
+			t.Errorf("%s (%d): headers %v", name, rec.Code, rec.Header())
+		}
+	}
+}
+
+func TestListingHref(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{
+		"b.iso": "b.iso", "dir/": "dir/", "a b": "a%20b", "<i>": "%3Ci%3E", `"`: "%22",
+		"javascript:alert(document.domain)": "./javascript:alert%28document.domain%29",
+		"JavaScript:x/":                     "./JavaScript:x/", "data:text": "./data:text", "a:": "./a:",
+	} {
+		if got := href(name); got != want {
+			t.Errorf("href(%q) = %q, want %q", name, got, want)
+		}
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	"pith/content"
 	"pith/content/file"
 	"pith/content/rpm"
+	"pith/edge"
 	"pith/meta"
 	"pith/serve"
 	"pith/sign"
@@ -226,7 +227,7 @@ func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *
 	}
 	if r.api {
 		if n.api, err = api.New(api.Config{Core: core, ContentOrigin: cfg.ContentOrigin, Logger: log,
-			OrphanProtection: cfg.OrphanProtection(), GracePeriod: cfg.GracePeriod()}); err != nil {
+			OrphanProtection: cfg.OrphanProtection(), GracePeriod: cfg.GracePeriod(), UploadTimeout: cfg.UploadTimeout()}); err != nil {
 			return nil, err
 		}
 		if shared != nil {
@@ -277,14 +278,62 @@ func (n *node) handler(r roles) http.Handler {
 			n.content.WriteMetrics(r.Context(), w)
 		})
 	}
+	apiRole := r.api
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/" || r.URL.Path == "/pulp/" || r.URL.Path == "/pulp/api/v3" {
+		if apiRole && (r.URL.Path == "/" || r.URL.Path == "/pulp/" || r.URL.Path == "/pulp/api/v3") {
 			http.Redirect(w, r, "/pulp/api/v3/status/", http.StatusFound)
 			return
 		}
 		http.NotFound(w, r)
 	})
 	return mux
+}
+
+// endpoint is an address and the roles served there.
+type endpoint struct {
+	addr  string
+	roles roles
+	ln    net.Listener // opened by runNode
+}
+
+// endpoints are where the roles r are served: all on --listen, or, for a process with
+// both the API and the content app and --content-listen set, the content app on an
+// address of its own, so that content and the API are different origins (a file served
+// as content can then never act on the API with a browser's credentials for it).
+func endpoints(cfg config.Config, r roles) []endpoint {
+	if r.api && r.content && cfg.ContentListen != "" {
+		return []endpoint{{addr: cfg.Listen, roles: roles{api: true}}, {addr: cfg.ContentListen, roles: roles{content: true}}}
+	}
+	return []endpoint{{addr: cfg.Listen, roles: r}}
+}
+
+// serveHTTP serves each endpoint on its listener until ctx ends or one of them fails.
+// Every listener is bounded alike: 30 s for a request's headers, --body-timeout-seconds
+// for its body (edge.Bodies; uploads get more from the API), 120 s for an idle
+// connection, --max-connections-per-client connections per client address (edge.Conns).
+func (n *node) serveHTTP(ctx context.Context, cfg config.Config, eps []endpoint) error {
+	errc := make(chan error, len(eps))
+	srvs := make([]*http.Server, len(eps))
+	for i, ep := range eps {
+		srvs[i] = &http.Server{Handler: edge.Bodies(n.handler(ep.roles), cfg.BodyTimeout()),
+			ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
+		ln := edge.Conns(ep.ln, cfg.MaxConnectionsPerClient, n.log)
+		go func() { errc <- srvs[i].Serve(ln) }()
+	}
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for _, srv := range srvs {
+		srv.Shutdown(sctx)
+	}
+	return err
 }
 
 func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
@@ -342,27 +391,20 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 			return err
 		}
 	}
-	ln, err := listen(ctx, cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
-	}
-	srv := &http.Server{Handler: n.handler(r), ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
-	n.log.Info("pith serving", "listen", ln.Addr().String(), "api", r.api, "content", r.content, "workers", r.worker,
-		"database", n.db.Dialect().String(), "data", cfg.Data)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-		return nil
-	case err := <-errc:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
+	eps := endpoints(cfg, r)
+	for i := range eps {
+		ln, err := listen(ctx, eps[i].addr)
+		if err != nil {
+			for _, ep := range eps[:i] {
+				ep.ln.Close()
+			}
+			return fmt.Errorf("listen on %s: %w", eps[i].addr, err)
 		}
-		return err
+		eps[i].ln = ln
+		n.log.Info("pith serving", "listen", ln.Addr().String(), "api", eps[i].roles.api, "content", eps[i].roles.content,
+			"workers", r.worker, "database", n.db.Dialect().String(), "data", cfg.Data)
 	}
+	return n.serveHTTP(ctx, cfg, eps)
 }
 
 // runRoles runs the given roles in this process. The single roles need PostgreSQL:

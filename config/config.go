@@ -143,7 +143,8 @@ func EnvName(flagName string) string {
 }
 
 // Load builds the configuration from defaults, the config file (--config or
-// PITH_CONFIG), the environment and the flags in args. It returns the remaining
+// PITH_CONFIG), the environment and the flags in args. Flags may come before, between
+// or after positional arguments (everything after "--" is positional); it returns the
 // positional arguments.
 func Load(name string, args []string, getenv func(string) string) (Config, []string, error) {
 	c := Defaults()
@@ -153,7 +154,8 @@ func Load(name string, args []string, getenv func(string) string) (Config, []str
 	for _, st := range settings() {
 		flagged[st.name] = fs.String(st.name, "", st.usage+" (env "+EnvName(st.name)+")")
 	}
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
 		return c, nil, err
 	}
 	if *configFile != "" {
@@ -188,7 +190,27 @@ func Load(name string, args []string, getenv func(string) string) (Config, []str
 		return c, nil, ferr
 	}
 	c.fill()
-	return c, fs.Args(), c.Validate()
+	return c, pos, c.Validate()
+}
+
+// parseInterleaved parses flags wherever they are in args and returns the positional
+// arguments in order. A flag.FlagSet stops at the first positional argument, which made
+// `pith admin password NEW --data DIR` ignore --data.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
 }
 
 func (c *Config) fill() {

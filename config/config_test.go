@@ -63,3 +63,17 @@ func TestBadSettingsAreNamed(t *testing.T) {
 		}
 	}
 }
+
+func TestFlagsAfterArguments(t *testing.T) {
+	t.Parallel()
+	c, pos, err := Load("admin password", []string{"pw", "--data", "/d", "more", "--", "--listen", "x"}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Data != "/d" || c.Listen != "127.0.0.1:24817" {
+		t.Errorf("flags between arguments: data %q listen %q", c.Data, c.Listen)
+	}
+	if strings.Join(pos, " ") != "pw more --listen x" {
+		t.Errorf("positional arguments: %q", pos)
+	}
+}

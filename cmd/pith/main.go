@@ -34,7 +34,7 @@ commands:
   content            run only the content app (PostgreSQL required; several may share --listen)
   worker             run only task workers (PostgreSQL required)
   migrate            apply database migrations and exit
-  admin password     reset the admin password: pith admin password [NEW]
+  admin password     reset the admin password: pith admin password [NEW] (-- before a NEW that starts with -)
   version            print the Pulp component versions pith claims
   bench STUDY        a scale study, pith next to upstream Pulp: upload, rpm, serve, hosts,
                      promote, sync (pith bench STUDY -h; docs/benchmarks.md)
@@ -50,14 +50,14 @@ func run(ctx context.Context, args []string) error {
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "serve", "api", "content", "worker":
-		cfg, _, err := config.Load(cmd, rest, os.Getenv)
+		cfg, err := loadNoArgs(cmd, rest)
 		if err != nil {
 			return err
 		}
 		r := map[string]roles{"serve": {true, true, true}, "api": {api: true}, "content": {content: true}, "worker": {worker: true}}[cmd]
 		return runRoles(ctx, cmd, cfg, r)
 	case "migrate":
-		cfg, _, err := config.Load("migrate", rest, os.Getenv)
+		cfg, err := loadNoArgs("migrate", rest)
 		if err != nil {
 			return err
 		}
@@ -76,6 +76,9 @@ func run(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		if len(pos) > 1 {
+			return fmt.Errorf("admin password: unexpected argument %q; usage: pith admin password [NEW] [flags]", pos[1])
+		}
 		return adminPassword(ctx, cfg, pos)
 	case "version":
 		return printVersions()
@@ -83,4 +86,13 @@ func run(ctx context.Context, args []string) error {
 		return benchCmd(ctx, rest)
 	}
 	return fmt.Errorf("unknown command %q; run pith --help", cmd)
+}
+
+// loadNoArgs loads the settings of a command that takes no positional arguments.
+func loadNoArgs(cmd string, args []string) (config.Config, error) {
+	cfg, pos, err := config.Load(cmd, args, os.Getenv)
+	if err == nil && len(pos) > 0 {
+		err = fmt.Errorf("%s: unexpected argument %q (flags are --name value)", cmd, pos[0])
+	}
+	return cfg, err
 }

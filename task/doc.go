@@ -11,4 +11,5 @@
 //     "running" forever.
 //   - Cancel works on waiting tasks (at once) and running ones (the function's context is
 //     cancelled; the task ends "canceled").
+//   - A task's error and progress messages never show a URL's credentials (secret.Redact).
 package task

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pith/meta"
+	"pith/secret"
 )
 
 // Func is the work of a task. It returns nil on success; an error fails the task with
@@ -263,9 +264,11 @@ func (q *Queue) run(parent context.Context, t Task) {
 				err = fmt.Errorf("worker shut down while the task ran: %w", err)
 			}
 		}
-		b, _ := json.Marshal(map[string]string{"description": err.Error(), "traceback": ""})
+		// An error may quote a URL with credentials (a remote's, an upstream redirect's).
+		desc := secret.Redact(err.Error())
+		b, _ := json.Marshal(map[string]string{"description": desc, "traceback": ""})
 		errJSON = string(b)
-		q.opt.Logger.Info("task ended", "task", t.PulpID, "name", t.Name, "state", state, "err", err)
+		q.opt.Logger.Info("task ended", "task", t.PulpID, "name", t.Name, "state", state, "err", desc)
 	}
 	if ferr := q.finish(context.WithoutCancel(ctx), t.ID, state, errJSON, r.result); ferr != nil {
 		q.opt.Logger.Error("task finish failed", "task", t.PulpID, "err", ferr)

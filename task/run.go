@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"pith/meta"
+	"pith/secret"
 )
 
 // Run is what a task function gets: its row, the store, and ways to report progress,
@@ -69,7 +70,7 @@ type Progress struct {
 
 // Progress starts a progress report; total < 0 means unknown.
 func (r *Run) Progress(code, message string, total int64) *Progress {
-	p := &Progress{run: r, rep: ProgressReport{Code: code, Message: message, State: Running}}
+	p := &Progress{run: r, rep: ProgressReport{Code: code, Message: secret.Redact(message), State: Running}}
 	if total >= 0 {
 		p.rep.Total = &total
 	}

@@ -27,6 +27,7 @@ import (
 	"pith/content/file"
 	"pith/content/rpm"
 	"pith/meta"
+	"pith/secret"
 	"pith/serve"
 	"pith/sign"
 	"pith/task"
@@ -34,10 +35,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// logger is the process's logger, also made the default (which the API's error path
+// uses): no line it writes shows a URL's credentials.
 func logger(cfg config.Config) *slog.Logger {
 	var lvl slog.Level
 	lvl.UnmarshalText([]byte(cfg.LogLevel))
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+	l := slog.New(secret.Handler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl})))
+	slog.SetDefault(l)
+	return l
 }
 
 // openDB opens and migrates the metadata store, creating the data directory for SQLite.

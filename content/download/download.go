@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"pith/secret"
 )
 
 // Config are a remote's download settings (Pulp's remote fields).
@@ -74,12 +76,13 @@ type Error struct {
 	Err      error
 }
 
+// Error says what failed without the credentials a URL may carry.
 func (e *Error) Error() string {
 	s := "GET " + e.URL + ": " + e.Err.Error()
 	if e.Attempts > 1 {
 		s += fmt.Sprintf(" (after %d attempts)", e.Attempts)
 	}
-	return s
+	return secret.Redact(s)
 }
 
 func (e *Error) Unwrap() error { return e.Err }

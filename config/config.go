@@ -51,6 +51,8 @@ type Config struct {
 	MetadataSigningKey string `json:"metadata_signing_key"`
 	// PprofListen serves Go's profiler (/debug/pprof/) on its own address; "" = off.
 	PprofListen string `json:"pprof_listen"`
+	// MaxMetadataMiB bounds a metadata file a sync stages in a temporary file.
+	MaxMetadataMiB int `json:"max_metadata_mib"`
 }
 
 // Defaults are the embedded single-machine settings.
@@ -67,6 +69,7 @@ func Defaults() Config {
 		UploadProtectionMinutes: 1440,
 		RedirectToObjectStorage: true,
 		Cache:                   "memory",
+		MaxMetadataMiB:          1024,
 	}
 }
 
@@ -134,6 +137,8 @@ func settings() []setting {
 			num("orphan-cleanup-interval-minutes", func(c *Config) *int { return &c.OrphanCleanupIntervalMinutes })},
 		{"metadata-signing-key", "armored OpenPGP private key (no passphrase) for the signing service pith-metadata",
 			str(func(c *Config) *string { return &c.MetadataSigningKey })},
+		{"max-metadata-mib", "MiB a metadata file a sync downloads (repomd.xml, primary.xml.gz, a manifest) may have",
+			num("max-metadata-mib", func(c *Config) *int { return &c.MaxMetadataMiB })},
 	}
 }
 
@@ -262,6 +267,9 @@ func (c Config) Validate() error {
 	}
 	if c.TaskLeaseSeconds < 1 {
 		return fmt.Errorf("task-lease-seconds: %d must be at least 1", c.TaskLeaseSeconds)
+	}
+	if c.MaxMetadataMiB < 1 || c.MaxMetadataMiB > 1<<20 {
+		return fmt.Errorf("max-metadata-mib: %d must be between 1 and %d", c.MaxMetadataMiB, 1<<20)
 	}
 	for _, m := range []struct {
 		name string

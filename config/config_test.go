@@ -55,6 +55,7 @@ func TestBadSettingsAreNamed(t *testing.T) {
 		{[]string{"--content-origin", "ftp://x"}, nil, "content-origin"},
 		{[]string{"--tuning", "huge"}, nil, "tuning"},
 		{[]string{"--log-level", "loud"}, nil, "log-level"},
+		{[]string{"--max-metadata-mib", "0"}, nil, "max-metadata-mib"},
 		{[]string{"--config", bad}, nil, "colour"},
 	} {
 		_, _, err := Load("serve", tc.args, env(tc.env))

@@ -195,7 +195,8 @@ func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *
 	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log, Lease: cfg.TaskLease()})
 	n := &node{db: db, store: store, queue: q, log: log}
 	inv := &invalidator{db: db}
-	core := content.NewCore(content.Config{DB: db, Store: store, Queue: q, Log: log, Invalidate: inv.Invalidate})
+	core := content.NewCore(content.Config{DB: db, Store: store, Queue: q, Log: log, Invalidate: inv.Invalidate,
+		MaxMetadataSize: int64(cfg.MaxMetadataMiB) << 20})
 	ts, err := types(ctx, core, cfg)
 	if err != nil {
 		return nil, err

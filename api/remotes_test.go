@@ -1,9 +1,12 @@
 package api_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -97,5 +100,61 @@ func TestURLCredentialsRedacted(t *testing.T) {
 	}
 	if upstreamAuth == "" {
 		t.Error("the URL's credentials were not sent upstream")
+	}
+}
+
+// A remote's password is in the database file only sealed, whether it came with the
+// remote or with an update (a task's arguments), and syncs still send it upstream.
+func TestRemoteSecretsAtRest(t *testing.T) {
+	e := newEnv(t)
+	data := []byte("protected file\n")
+	password := "first-s3cr3t"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "alice" || p != password {
+			http.Error(w, "who are you", http.StatusUnauthorized)
+			return
+		}
+		if r.URL.Path == "/PULP_MANIFEST" {
+			w.Write([]byte(line("a.txt", data)))
+			return
+		}
+		w.Write(data)
+	}))
+	defer up.Close()
+	code, repo := e.JSON("POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": "r"})
+	if code != 201 {
+		t.Fatalf("repository: %d %v", code, repo)
+	}
+	code, rem := e.JSON("POST", "/pulp/api/v3/remotes/file/file/", map[string]any{"name": "r", "url": up.URL + "/PULP_MANIFEST",
+		"username": "alice", "password": password, "proxy_url": "http://127.0.0.1:1", "proxy_username": "bob", "proxy_password": "proxy-s3cr3t"})
+	if code != 201 {
+		t.Fatalf("remote: %d %v", code, rem)
+	}
+	// No proxy after all: an update whose body (a task's arguments) carries a password.
+	code, m := e.JSON("PATCH", rem["pulp_href"].(string), map[string]any{"proxy_url": nil, "proxy_username": nil, "proxy_password": nil, "password": "second-s3cr3t"})
+	if code != 202 {
+		t.Fatalf("update: %d %v", code, m)
+	}
+	if tk := e.Wait(m["task"].(string)); tk["state"] != "completed" {
+		t.Fatalf("update task: %v", tk)
+	}
+	password = "second-s3cr3t"
+	if tk := syncAgain(e, repo["pulp_href"].(string), rem["pulp_href"].(string), false); tk["state"] != "completed" {
+		t.Fatalf("sync with the sealed password: %v", tk)
+	}
+	_, m, _ = e.Do("GET", rem["pulp_href"].(string), "", nil)
+	if b, _ := json.Marshal(m); strings.Contains(string(b), "s3cr3t") {
+		t.Errorf("the remote shows a secret: %s", b)
+	}
+	for _, name := range []string{"pith.db", "pith.db-wal"} {
+		b, err := os.ReadFile(filepath.Join(e.Dir, name))
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		for _, s := range []string{"first-s3cr3t", "second-s3cr3t", "proxy-s3cr3t"} {
+			if bytes.Contains(b, []byte(s)) {
+				t.Errorf("%s holds %q in plain text", name, s)
+			}
+		}
 	}
 }

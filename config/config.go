@@ -53,6 +53,9 @@ type Config struct {
 	PprofListen string `json:"pprof_listen"`
 	// MaxMetadataMiB bounds a metadata file a sync stages in a temporary file.
 	MaxMetadataMiB int `json:"max_metadata_mib"`
+	// DBEncryptionKey is the key file that seals the secrets stored in the database
+	// (Pulp's DB_ENCRYPTION_KEY).
+	DBEncryptionKey string `json:"db_encryption_key"`
 }
 
 // Defaults are the embedded single-machine settings.
@@ -111,6 +114,8 @@ func settings() []setting {
 		{"listen", "address to listen on (host:port)", str(func(c *Config) *string { return &c.Listen })},
 		{"data", "data directory (blobs, uploads, SQLite database)", str(func(c *Config) *string { return &c.Data })},
 		{"database", "SQLite file path or postgres://user:pass@host:port/db (default: <data>/pith.db)", str(func(c *Config) *string { return &c.Database })},
+		{"db-encryption-key", "file of the keys that seal stored secrets (remote passwords, client keys, tokens); made on first start with SQLite, required with PostgreSQL (default: <data>/encryption.key)",
+			str(func(c *Config) *string { return &c.DBEncryptionKey })},
 		{"storage", "blob storage: a directory path, \"database\" for blobs in the metadata database, or s3://key:secret@host:port/bucket?region=…&path_style=true&insecure=true (default: <data>/blobs)",
 			str(func(c *Config) *string { return &c.Storage })},
 		{"cache", "content cache: memory (this process only), redis://host:port/db (shared by content processes; ?local=off: in Redis only, not also in each process) or off (every request resolved in the database)", str(func(c *Config) *string { return &c.Cache })},
@@ -221,6 +226,9 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 func (c *Config) fill() {
 	if c.Database == "" {
 		c.Database = filepath.Join(c.Data, "pith.db")
+	}
+	if c.DBEncryptionKey == "" {
+		c.DBEncryptionKey = filepath.Join(c.Data, "encryption.key")
 	}
 	if c.ContentOrigin == "" {
 		c.ContentOrigin = "http://" + c.Listen

@@ -35,7 +35,8 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Listen != "127.0.0.1:24817" || c.Data != "./pith-data" || c.Database != "pith-data/pith.db" || c.Workers < 1 {
+	if c.Listen != "127.0.0.1:24817" || c.Data != "./pith-data" || c.Database != "pith-data/pith.db" || c.Workers < 1 ||
+		c.DBEncryptionKey != "pith-data/encryption.key" || c.MaxMetadataMiB != 1024 {
 		t.Errorf("defaults: %+v", c)
 	}
 }

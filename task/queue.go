@@ -113,6 +113,10 @@ func DispatchTx(ctx context.Context, tx *meta.Tx, s Spec) (Task, error) {
 	if s.Args == nil {
 		args = []byte("{}")
 	}
+	// A remote update's body may carry its password: stored sealed, like the remote.
+	if args, err = meta.SealSecrets(tx, args); err != nil {
+		return Task{}, fmt.Errorf("dispatch %s: %w", s.Name, err)
+	}
 	locks := map[string]bool{}
 	for _, r := range s.Shared {
 		locks[r] = false

@@ -27,9 +27,16 @@ type Run struct {
 	dirty    bool
 }
 
-// Args decodes the task's arguments into v.
+// Args decodes the task's arguments into v, their secrets opened.
 func (r *Run) Args(v any) error {
-	if err := json.Unmarshal(r.Task.Args, v); err != nil {
+	args := r.Task.Args
+	if r.DB != nil {
+		var err error
+		if args, err = meta.OpenSecrets(r.DB, args); err != nil {
+			return fmt.Errorf("task %s: arguments: %w", r.Task.Name, err)
+		}
+	}
+	if err := json.Unmarshal(args, v); err != nil {
 		return fmt.Errorf("task %s: decode arguments: %w", r.Task.Name, err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"pith/api/href"
 	"pith/api/rest"
 	"pith/meta"
+	"pith/secret"
 )
 
 // remoteListSpec is the remote list of a kind, or of every kind (nil).
@@ -53,7 +54,12 @@ func applyRemote(cur meta.Remote, k rest.RemoteKind, raw map[string]json.RawMess
 	}
 	u, err := url.Parse(in.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return cur, rest.BadField("url", "Enter a valid http or https URL, not %q.", in.URL)
+		return cur, rest.BadField("url", "Enter a valid http or https URL, not %q.", secret.Redact(in.URL))
+	}
+	if u.User != nil {
+		if pw, _ := u.User.Password(); u.User.Username() != "" || pw != "" {
+			return cur, rest.BadField("url", "The remote url contains username or password. Please use remote username or password instead.")
+		}
 	}
 	if !policies[in.Policy] {
 		return cur, rest.BadField("policy", "%q is not a valid choice (immediate, on_demand, streamed).", in.Policy)
@@ -76,9 +82,20 @@ func applyRemote(cur meta.Remote, k rest.RemoteKind, raw map[string]json.RawMess
 		}
 	}
 	if in.ProxyURL != nil {
+		if strings.Contains(*in.ProxyURL, "@") {
+			return cur, rest.BadField("proxy_url", "proxy_url must not contain credentials")
+		}
 		if p, err := url.Parse(*in.ProxyURL); err != nil || p.Host == "" {
 			return cur, rest.BadField("proxy_url", "Enter a valid URL, not %q.", *in.ProxyURL)
 		}
+	}
+	// Pulp's checks, with a partial update's unsent fields at their stored values.
+	proxyUser, proxyPassword := in.ProxyUsername != nil && *in.ProxyUsername != "", in.ProxyPassword != nil && *in.ProxyPassword != ""
+	if (proxyUser || proxyPassword) && (in.ProxyURL == nil || *in.ProxyURL == "") {
+		return cur, rest.NonField("proxy credentials cannot be specified without a proxy")
+	}
+	if proxyUser != proxyPassword {
+		return cur, rest.NonField("proxy username and password can only be specified together")
 	}
 	out := cur
 	out.Type, out.Name, out.URL, out.Policy = k.Type, in.Name, in.URL, in.Policy
@@ -110,7 +127,11 @@ func (s *Server) renderRemote(m meta.Remote) any {
 		out.Headers = []map[string]string{}
 	}
 	out.PulpHref, out.Prn, out.PulpCreated, out.PulpLastUpdated = href.Remote(m.Type, m.PulpID), href.PRN(kind.PRN, m.PulpID), rest.Time(m.Created), rest.Time(m.Updated)
-	out.Name, out.URL, out.PulpLabels, out.Policy = m.Name, m.URL, m.Labels, m.Policy
+	out.Name, out.URL, out.PulpLabels, out.Policy = m.Name, secret.Redact(m.URL), m.Labels, m.Policy
+	if out.ProxyURL != nil {
+		// Refused since, but a row stored earlier may carry credentials.
+		*out.ProxyURL = secret.Redact(*out.ProxyURL)
+	}
 	return v
 }
 

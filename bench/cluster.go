@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"pith/bench/load"
+	"pith/secret"
 )
 
 // ClusterConfig is a pith installation a scenario starts for itself: one `pith serve`
@@ -68,6 +70,17 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, err
+	}
+	if cfg.Database != "" {
+		// Over PostgreSQL pith makes no key file of its own: its processes must share one.
+		keyFile := filepath.Join(cfg.Dir, "encryption.key")
+		_, err := secret.Load(keyFile)
+		if errors.Is(err, secret.ErrNoKeyFile) {
+			_, err = secret.Create(keyFile)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	lf, err := os.Create(logPath)
 	if err != nil {

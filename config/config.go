@@ -62,6 +62,11 @@ type Config struct {
 	// MaxConnectionsPerClient caps the connections one client IP address holds open at
 	// once; 0 = no cap.
 	MaxConnectionsPerClient int `json:"max_connections_per_client"`
+	// MaxMetadataMiB bounds a metadata file a sync stages in a temporary file.
+	MaxMetadataMiB int `json:"max_metadata_mib"`
+	// DBEncryptionKey is the key file that seals the secrets stored in the database
+	// (Pulp's DB_ENCRYPTION_KEY).
+	DBEncryptionKey string `json:"db_encryption_key"`
 }
 
 // Defaults are the embedded single-machine settings.
@@ -81,6 +86,7 @@ func Defaults() Config {
 		BodyTimeoutSeconds:      60,
 		UploadTimeoutSeconds:    3600,
 		MaxConnectionsPerClient: 4096,
+		MaxMetadataMiB:          1024,
 	}
 }
 
@@ -124,6 +130,8 @@ func settings() []setting {
 			str(func(c *Config) *string { return &c.ContentListen })},
 		{"data", "data directory (blobs, uploads, SQLite database)", str(func(c *Config) *string { return &c.Data })},
 		{"database", "SQLite file path or postgres://user:pass@host:port/db (default: <data>/pith.db)", str(func(c *Config) *string { return &c.Database })},
+		{"db-encryption-key", "file of the keys that seal stored secrets (remote passwords, client keys, tokens); made on first start with SQLite, required with PostgreSQL (default: <data>/encryption.key)",
+			str(func(c *Config) *string { return &c.DBEncryptionKey })},
 		{"storage", "blob storage: a directory path, \"database\" for blobs in the metadata database, or s3://key:secret@host:port/bucket?region=…&path_style=true&insecure=true (default: <data>/blobs)",
 			str(func(c *Config) *string { return &c.Storage })},
 		{"cache", "content cache: memory (this process only), redis://host:port/db (shared by content processes; ?local=off: in Redis only, not also in each process) or off (every request resolved in the database)", str(func(c *Config) *string { return &c.Cache })},
@@ -156,6 +164,8 @@ func settings() []setting {
 			num("upload-timeout-seconds", func(c *Config) *int { return &c.UploadTimeoutSeconds })},
 		{"max-connections-per-client", "connections one client IP address may hold open at once; more are closed as accepted (0 = no cap)",
 			num("max-connections-per-client", func(c *Config) *int { return &c.MaxConnectionsPerClient })},
+		{"max-metadata-mib", "MiB a metadata file a sync downloads (repomd.xml, primary.xml.gz, a manifest) may have",
+			num("max-metadata-mib", func(c *Config) *int { return &c.MaxMetadataMiB })},
 	}
 }
 
@@ -165,7 +175,8 @@ func EnvName(flagName string) string {
 }
 
 // Load builds the configuration from defaults, the config file (--config or
-// PITH_CONFIG), the environment and the flags in args. It returns the remaining
+// PITH_CONFIG), the environment and the flags in args. Flags may come before, between
+// or after positional arguments (everything after "--" is positional); it returns the
 // positional arguments.
 func Load(name string, args []string, getenv func(string) string) (Config, []string, error) {
 	c := Defaults()
@@ -175,7 +186,8 @@ func Load(name string, args []string, getenv func(string) string) (Config, []str
 	for _, st := range settings() {
 		flagged[st.name] = fs.String(st.name, "", st.usage+" (env "+EnvName(st.name)+")")
 	}
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
 		return c, nil, err
 	}
 	if *configFile != "" {
@@ -210,7 +222,27 @@ func Load(name string, args []string, getenv func(string) string) (Config, []str
 		return c, nil, ferr
 	}
 	c.fill()
-	return c, fs.Args(), c.Validate()
+	return c, pos, c.Validate()
+}
+
+// parseInterleaved parses flags wherever they are in args and returns the positional
+// arguments in order. A flag.FlagSet stops at the first positional argument, which made
+// `pith admin password NEW --data DIR` ignore --data.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
 }
 
 func (c *Config) fill() {
@@ -219,6 +251,9 @@ func (c *Config) fill() {
 	}
 	if c.ContentOrigin == "" && c.ContentListen != "" {
 		c.ContentOrigin = "http://" + c.ContentListen
+	}
+	if c.DBEncryptionKey == "" {
+		c.DBEncryptionKey = filepath.Join(c.Data, "encryption.key")
 	}
 	if c.ContentOrigin == "" {
 		c.ContentOrigin = "http://" + c.Listen
@@ -279,6 +314,9 @@ func (c Config) Validate() error {
 		if m.v < 1 {
 			return fmt.Errorf("%s: %d must be at least 1", m.name, m.v)
 		}
+	}
+	if c.MaxMetadataMiB < 1 || c.MaxMetadataMiB > 1<<20 {
+		return fmt.Errorf("max-metadata-mib: %d must be between 1 and %d", c.MaxMetadataMiB, 1<<20)
 	}
 	for _, m := range []struct {
 		name string

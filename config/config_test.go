@@ -35,7 +35,8 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Listen != "127.0.0.1:24817" || c.Data != "./pith-data" || c.Database != "pith-data/pith.db" || c.Workers < 1 {
+	if c.Listen != "127.0.0.1:24817" || c.Data != "./pith-data" || c.Database != "pith-data/pith.db" || c.Workers < 1 ||
+		c.DBEncryptionKey != "pith-data/encryption.key" || c.MaxMetadataMiB != 1024 {
 		t.Errorf("defaults: %+v", c)
 	}
 }
@@ -55,6 +56,7 @@ func TestBadSettingsAreNamed(t *testing.T) {
 		{[]string{"--content-origin", "ftp://x"}, nil, "content-origin"},
 		{[]string{"--tuning", "huge"}, nil, "tuning"},
 		{[]string{"--log-level", "loud"}, nil, "log-level"},
+		{[]string{"--max-metadata-mib", "0"}, nil, "max-metadata-mib"},
 		{[]string{"--config", bad}, nil, "colour"},
 		{[]string{"--content-listen", "nowhere"}, nil, "content-listen"},
 		{[]string{"--content-listen", "127.0.0.1:24817"}, nil, "content-listen"},
@@ -85,5 +87,19 @@ func TestContentListenOrigin(t *testing.T) {
 		if err != nil || c.ContentOrigin != tc.want {
 			t.Errorf("%v: content origin %q, %v; want %q", tc.args, c.ContentOrigin, err, tc.want)
 		}
+	}
+}
+
+func TestFlagsAfterArguments(t *testing.T) {
+	t.Parallel()
+	c, pos, err := Load("admin password", []string{"pw", "--data", "/d", "more", "--", "--listen", "x"}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Data != "/d" || c.Listen != "127.0.0.1:24817" {
+		t.Errorf("flags between arguments: data %q listen %q", c.Data, c.Listen)
+	}
+	if strings.Join(pos, " ") != "pw more --listen x" {
+		t.Errorf("positional arguments: %q", pos)
 	}
 }

@@ -26,6 +26,8 @@ type Core struct {
 	table *rest.Table
 	types []Type
 	owner map[string]Type // a kind's type ("rpm.package", "rpm.rpm") → the type declaring it
+	// maxMetadata is the most bytes FetchTemp stages for one file.
+	maxMetadata int64
 }
 
 // Config is what a Core is made of.
@@ -37,7 +39,15 @@ type Config struct {
 	// Invalidate tells the content app that what it serves may have changed; nil: no
 	// content app to tell.
 	Invalidate func()
+	// MaxMetadataSize bounds a metadata file a sync stages (FetchTemp), in bytes;
+	// 0 is DefaultMaxMetadataSize.
+	MaxMetadataSize int64
 }
+
+// DefaultMaxMetadataSize is the default bound of a staged metadata file: several times
+// the largest compressed metadata of real repositories (RHEL's and Fedora's filelists
+// are tens of MiB compressed).
+const DefaultMaxMetadataSize = 1 << 30
 
 // NewCore makes a core without types; Register adds them.
 func NewCore(cfg Config) *Core {
@@ -48,7 +58,10 @@ func NewCore(cfg Config) *Core {
 		cfg.Log = slog.Default()
 	}
 	env := &rest.Env{DB: cfg.DB, Store: cfg.Store, Queue: cfg.Queue, Invalidate: cfg.Invalidate}
-	c := &Core{DB: cfg.DB, Store: cfg.Store, Log: cfg.Log, env: env, owner: map[string]Type{}}
+	if cfg.MaxMetadataSize <= 0 {
+		cfg.MaxMetadataSize = DefaultMaxMetadataSize
+	}
+	c := &Core{DB: cfg.DB, Store: cfg.Store, Log: cfg.Log, maxMetadata: cfg.MaxMetadataSize, env: env, owner: map[string]Type{}}
 	c.table = rest.NewTable(env)
 	return c
 }

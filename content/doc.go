@@ -12,7 +12,7 @@
 // retain_repo_versions whoever made it (VersionMade); modify, version deletion, repair,
 // orphan cleanup, task purge and the upload tasks run here for every type. Beside it:
 // the rules for a unit's relative path, remote → downloader settings, verified downloads
-// into the blob store (FetchBlob, FetchTemp), Parallel and Refetch.
+// into the blob store (FetchBlob, Core.FetchTemp, bounded), Parallel and Refetch.
 //
 // Content types import content, meta, blob, task and the API toolkits (api/rest,
 // api/href, api/openapi); never api or serve.

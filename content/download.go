@@ -23,30 +23,45 @@ type blobSink struct {
 func (s *blobSink) Write(p []byte) (int, error) { return s.w.Write(p) }
 func (s *blobSink) Abort()                      { s.w.Cancel(s.ctx) }
 
-// tempSink stages one download attempt in an unnamed temporary file while hashing it.
+// tempSink stages one download attempt in an unnamed temporary file while hashing it,
+// up to a limit.
 type tempSink struct {
-	f *os.File
-	h hash.Hash
+	f     *os.File
+	h     hash.Hash
+	n     int64
+	limit int64
 }
 
 func (s *tempSink) Write(p []byte) (int, error) {
+	if s.n += int64(len(p)); s.n > s.limit {
+		return 0, tooLarge(s.limit)
+	}
 	s.h.Write(p)
 	return s.f.Write(p)
+}
+
+func tooLarge(limit int64) error {
+	return fmt.Errorf("larger than %d MiB, the limit of a metadata file (max-metadata-mib)", limit>>20)
 }
 
 func (s *tempSink) Abort() { s.f.Close() }
 
 // FetchTemp downloads url (with the downloader's retries) into an unnamed temporary
 // file, rewound, and returns it with the hex digest newHash computed of it. Metadata is
-// staged this way so it can be checked whole before it is parsed.
-func FetchTemp(ctx context.Context, d *download.Downloader, url string, want download.Expect, newHash func() hash.Hash) (*os.File, string, error) {
+// staged this way so it can be checked whole before it is parsed. A file larger than
+// the core's metadata limit fails, whether or not its size was declared: the
+// upstream decides what it sends, and the temporary directory is not without end.
+func (c *Core) FetchTemp(ctx context.Context, d *download.Downloader, url string, want download.Expect, newHash func() hash.Hash) (*os.File, string, error) {
+	if want.Size > c.maxMetadata {
+		return nil, "", &download.Error{URL: url, Err: fmt.Errorf("declared size %d is %w", want.Size, tooLarge(c.maxMetadata))}
+	}
 	var last *tempSink
 	_, err := d.Fetch(ctx, url, want, func() (download.Sink, error) {
 		f, err := TempFile()
 		if err != nil {
 			return nil, err
 		}
-		last = &tempSink{f: f, h: newHash()}
+		last = &tempSink{f: f, h: newHash(), limit: c.maxMetadata}
 		return last, nil
 	})
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"pith/internal/testredis"
 	"pith/internal/tests3"
 	"pith/internal/testtree"
+	"pith/secret"
 )
 
 const adminPassword = "e2e-secret"
@@ -79,6 +80,8 @@ func startPith(t *testing.T, database string, extra ...string) *server {
 	s.content = s.url
 	args := append([]string{"--data", s.data, "--workers", "2"}, extra...)
 	if database != "" {
+		// Over PostgreSQL the key file is the administrator's to make (at the default path).
+		newKeyFile(t, s.data)
 		args = append(args, "--database", database)
 	}
 	s.start(t, append([]string{"serve", "--listen", s.addr}, args...)...)
@@ -100,7 +103,9 @@ func startSplit(t *testing.T, database string, extra ...string) *server {
 	s.url = "http://" + s.addr
 	contentAddr := freePort(t)
 	s.content = "http://" + contentAddr
-	common := append([]string{"--data", s.data, "--database", database, "--content-origin", s.content}, extra...)
+	// One key file for every process, the second API's included.
+	common := append([]string{"--data", s.data, "--database", database, "--content-origin", s.content,
+		"--db-encryption-key", newKeyFile(t, s.data)}, extra...)
 	if out, err := exec.Command(pithBin, append([]string{"migrate"}, common...)...).CombinedOutput(); err != nil {
 		t.Fatalf("pith migrate: %v\n%s", err, out)
 	}
@@ -121,6 +126,17 @@ func startSplit(t *testing.T, database string, extra ...string) *server {
 		}
 	})
 	return s
+}
+
+// newKeyFile makes the database encryption key file of an installation over PostgreSQL
+// in dir, as its administrator would, and returns its path.
+func newKeyFile(t *testing.T, dir string) string {
+	t.Helper()
+	k, err := secret.Create(filepath.Join(dir, "encryption.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.Path()
 }
 
 // start runs one pith process until the test ends.

@@ -11,4 +11,6 @@
 //     to its change, and "what is in version N" is one indexed range query.
 //   - A metadata row that points at a blob is written only after the blob is committed.
 //   - Times are stored as microseconds since the Unix epoch, UTC.
+//   - Secrets (secretNames, in remote attrs and task arguments) are stored only sealed
+//     with the keys given by SetKeys and read back in plaintext; a SQLite file is owner-only.
 package meta

@@ -11,4 +11,6 @@
 //     "running" forever.
 //   - Cancel works on waiting tasks (at once) and running ones (the function's context is
 //     cancelled; the task ends "canceled").
+//   - A task's error and progress messages never show a URL's credentials (secret.Redact),
+//     and the secrets in its arguments are stored sealed (meta.SealSecrets).
 package task

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pith/meta"
+	"pith/secret"
 )
 
 // Func is the work of a task. It returns nil on success; an error fails the task with
@@ -111,6 +112,10 @@ func DispatchTx(ctx context.Context, tx *meta.Tx, s Spec) (Task, error) {
 	}
 	if s.Args == nil {
 		args = []byte("{}")
+	}
+	// A remote update's body may carry its password: stored sealed, like the remote.
+	if args, err = meta.SealSecrets(tx, args); err != nil {
+		return Task{}, fmt.Errorf("dispatch %s: %w", s.Name, err)
 	}
 	locks := map[string]bool{}
 	for _, r := range s.Shared {
@@ -263,9 +268,11 @@ func (q *Queue) run(parent context.Context, t Task) {
 				err = fmt.Errorf("worker shut down while the task ran: %w", err)
 			}
 		}
-		b, _ := json.Marshal(map[string]string{"description": err.Error(), "traceback": ""})
+		// An error may quote a URL with credentials (a remote's, an upstream redirect's).
+		desc := secret.Redact(err.Error())
+		b, _ := json.Marshal(map[string]string{"description": desc, "traceback": ""})
 		errJSON = string(b)
-		q.opt.Logger.Info("task ended", "task", t.PulpID, "name", t.Name, "state", state, "err", err)
+		q.opt.Logger.Info("task ended", "task", t.PulpID, "name", t.Name, "state", state, "err", desc)
 	}
 	if ferr := q.finish(context.WithoutCancel(ctx), t.ID, state, errJSON, r.result); ferr != nil {
 		q.opt.Logger.Error("task finish failed", "task", t.PulpID, "err", ferr)

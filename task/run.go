@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"pith/meta"
+	"pith/secret"
 )
 
 // Run is what a task function gets: its row, the store, and ways to report progress,
@@ -26,9 +27,16 @@ type Run struct {
 	dirty    bool
 }
 
-// Args decodes the task's arguments into v.
+// Args decodes the task's arguments into v, their secrets opened.
 func (r *Run) Args(v any) error {
-	if err := json.Unmarshal(r.Task.Args, v); err != nil {
+	args := r.Task.Args
+	if r.DB != nil {
+		var err error
+		if args, err = meta.OpenSecrets(r.DB, args); err != nil {
+			return fmt.Errorf("task %s: arguments: %w", r.Task.Name, err)
+		}
+	}
+	if err := json.Unmarshal(args, v); err != nil {
 		return fmt.Errorf("task %s: decode arguments: %w", r.Task.Name, err)
 	}
 	return nil
@@ -69,7 +77,7 @@ type Progress struct {
 
 // Progress starts a progress report; total < 0 means unknown.
 func (r *Run) Progress(code, message string, total int64) *Progress {
-	p := &Progress{run: r, rep: ProgressReport{Code: code, Message: message, State: Running}}
+	p := &Progress{run: r, rep: ProgressReport{Code: code, Message: secret.Redact(message), State: Running}}
 	if total >= 0 {
 		p.rep.Total = &total
 	}

@@ -1,9 +1,14 @@
 package task_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -219,4 +224,52 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// A failing task's error, its progress messages and the log line about it never show
+// the credentials of a URL they quote.
+func TestURLCredentialsRedacted(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *meta.DB) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		const u = "https://alice:hunter2@example.com/repo/"
+		funcs := map[string]task.Func{"fail": func(ctx context.Context, r *task.Run) error {
+			r.Progress("sync.skipped", "Skipping: no repository at "+u, 0).Finish(nil)
+			return fmt.Errorf("GET %srepodata/repomd.xml: 404 Not Found", u)
+		}}
+		logged := &syncBuffer{}
+		log := slog.New(slog.NewTextHandler(logged, nil))
+		q := task.New(db, funcs, task.Options{Workers: 1, Poll: 20 * time.Millisecond, Logger: log})
+		if err := q.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		f, _ := q.Dispatch(ctx, task.Spec{Name: "fail"})
+		tk := waitState(t, db, f.PulpID, task.Failed)
+		b, _ := json.Marshal(tk)
+		if strings.Contains(string(b), "hunter2") || !strings.Contains(string(tk.Error), "alice:xxxxx@example.com") {
+			t.Errorf("task shows the password: %s", b)
+		}
+		// The line is written before the task's state.
+		if out := logged.String(); strings.Contains(out, "hunter2") || !strings.Contains(out, "alice:xxxxx@") {
+			t.Errorf("log shows the password:\n%s", out)
+		}
+	})
+}
+
+// syncBuffer is a log destination that workers write and the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

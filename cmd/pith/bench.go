@@ -52,7 +52,7 @@ func benchUpload(ctx context.Context, args []string) error {
 	n := fs.Int("n", 0, "uploads (and downloads) per size and user count (default 10; --full 100)")
 	users := fs.String("users", "1,3", "concurrent users, comma-separated")
 	title := fs.String("title", "Upload and download", "table title")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cfg := bench.UploadConfig{N: 10}
@@ -121,7 +121,7 @@ func benchRpm(ctx context.Context, args []string) error {
 		peers = append(peers, t)
 		return err
 	})
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *packages <= 0 {
@@ -225,7 +225,7 @@ func benchServe(ctx context.Context, args []string) error {
 	pg := fs.String("pg", os.Getenv("PITH_BENCH_PG"), "postgres:// URL for the multi-process configurations (env PITH_BENCH_PG)")
 	s3 := fs.String("s3", os.Getenv("PITH_BENCH_S3"), "s3:// URL: store in S3 and answer with redirects (env PITH_BENCH_S3)")
 	redis := fs.String("redis", os.Getenv("PITH_BENCH_REDIS"), "redis:// URL: the shared cache (env PITH_BENCH_REDIS)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cfg := bench.ServeConfig{Packages: 1000, Payload: *payload, Duration: 3 * time.Second, PG: *pg, S3: *s3, Redis: *redis,
@@ -272,7 +272,7 @@ func benchHosts(ctx context.Context, args []string) error {
 	hosts := fs.String("hosts", "", "host counts (default 50,100; --full 100,200,500,1000)")
 	nginx := fs.Bool("nginx", true, "measure nginx serving the same files, the ceiling")
 	limit := fs.Duration("limit", 0, "end each server's run at each host count after this long (0: when every host is done); for a slow peer")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cfg := bench.HostsConfig{Packages: 200, Payload: *payload, Password: randomPassword(), Peers: sf.peers, Nginx: *nginx, Limit: *limit}
@@ -314,7 +314,7 @@ func benchPromote(ctx context.Context, args []string) error {
 	batch := fs.Int("batch", 500, "repositories per task (bulk_modify batch_size)")
 	noModify := fs.Bool("no-modify", false, "measure only bulk_modify, not also one modify per repository (the API Pulp has)")
 	pg := fs.String("pg", os.Getenv("PITH_BENCH_PG"), "postgres:// URL of an empty database to use instead of SQLite (env PITH_BENCH_PG)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cfg := promote.Config{Repos: 1000, Versions: 6000, Units: 500, Steps: []int{100, 500, 1000}, BatchSize: *batch, NoModify: *noModify,
@@ -374,7 +374,7 @@ func benchSync(ctx context.Context, args []string) error {
 	fs.Int64Var(&w.TotalBps, "total", w.TotalBps, "upstream bytes/s in all (0 = unlimited)")
 	fs.IntVar(&w.MaxConcurrent, "max-concurrent", 0, "upstream answers 429 beyond this many requests at once (0 = never)")
 	fs.DurationVar(&w.RetryAfter, "retry-after", time.Second, "Retry-After of the 429 answers")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cfg := syncbench.Config{Packages: 500, MeanSize: 30 << 10, WAN: w, Adaptive: *adaptive}
@@ -409,4 +409,16 @@ func benchSync(ctx context.Context, args []string) error {
 		err = werr
 	}
 	return err
+}
+
+// parseFlags parses a study's flags and refuses positional arguments, which would
+// otherwise end the flags silently (`pith bench rpm x --full` would run the small study).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q (flags are --name value)", fs.Name(), fs.Arg(0))
+	}
+	return nil
 }

@@ -28,6 +28,7 @@ import (
 	"pith/content/rpm"
 	"pith/edge"
 	"pith/meta"
+	"pith/secret"
 	"pith/serve"
 	"pith/sign"
 	"pith/task"
@@ -35,14 +36,26 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// logger is the process's logger, also made the default (which the API's error path
+// uses): no line it writes shows a URL's credentials.
 func logger(cfg config.Config) *slog.Logger {
 	var lvl slog.Level
 	lvl.UnmarshalText([]byte(cfg.LogLevel))
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+	l := slog.New(secret.Handler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl})))
+	slog.SetDefault(l)
+	return l
 }
 
-// openDB opens and migrates the metadata store, creating the data directory for SQLite.
+// openDB opens and migrates the metadata store with its encryption keys, creating the
+// data directory for SQLite; every stored secret must open with the keys.
 func openDB(ctx context.Context, cfg config.Config) (*meta.DB, error) {
+	return openStore(ctx, cfg, false)
+}
+
+// openStore is openDB; with lostKey (pith admin forget-secrets) the secrets no key
+// opens are emptied instead, and an embedded installation's missing key file is made
+// anew.
+func openStore(ctx context.Context, cfg config.Config, lostKey bool) (*meta.DB, error) {
 	if err := os.MkdirAll(cfg.Data, 0o750); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
@@ -51,11 +64,60 @@ func openDB(ctx context.Context, cfg config.Config) (*meta.DB, error) {
 		return nil, err
 	}
 	db.SetMaxConns(config.Profile(cfg.Tuning).DBConns)
+	keys, err := encryptionKeys(ctx, cfg.DBEncryptionKey, db, lostKey)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	db.SetKeys(keys)
 	if err := db.Migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
+	check := db.CheckSecrets
+	if lostKey {
+		check = func(ctx context.Context) error {
+			n, err := db.ForgetSecrets(ctx)
+			if err == nil {
+				fmt.Printf("emptied the secrets no key of %s opens, in %d stored records: set the credentials of the remotes again\n", keys.Path(), n)
+			}
+			return err
+		}
+	}
+	if err := check(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%w (if that key is lost, pith admin forget-secrets empties what it sealed)", err)
+	}
 	return db, nil
+}
+
+// encryptionKeys loads the key file that seals the database's secrets. The embedded
+// installation (SQLite, one process) makes it on first start. Over PostgreSQL every
+// process must hold the same keys, so a missing file is an error: a key made by one
+// process would be one the others lack, and what it sealed they could not open.
+func encryptionKeys(ctx context.Context, path string, db *meta.DB, lostKey bool) (*secret.Keys, error) {
+	k, err := secret.Load(path)
+	if !errors.Is(err, secret.ErrNoKeyFile) {
+		return k, err
+	}
+	if db.Dialect() == meta.Postgres {
+		return nil, fmt.Errorf("db-encryption-key: %s does not exist; every pith process over one PostgreSQL database "+
+			"needs the same key file: make it once (umask 077; openssl rand -base64 32 > %s), give it to every process, "+
+			"and keep it with the database's backups", path, path)
+	}
+	sealed, err := db.Sealed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if sealed && !lostKey {
+		return nil, fmt.Errorf("db-encryption-key: %s does not exist, but the database holds secrets sealed with a key: "+
+			"restore the key file it was used with (or, the key lost, empty those secrets: pith admin forget-secrets)", path)
+	}
+	if k, err = secret.Create(path); err != nil {
+		return nil, fmt.Errorf("db-encryption-key: %w", err)
+	}
+	slog.Info("created the database encryption key file; keep it with the database's backups", "file", path)
+	return k, nil
 }
 
 func randomPassword() string {
@@ -110,6 +172,36 @@ func adminPassword(ctx context.Context, cfg config.Config, args []string) error 
 		fmt.Printf("new password for admin: %s\n", pw)
 	} else {
 		fmt.Println("password for admin updated")
+	}
+	return nil
+}
+
+// adminReseal seals every stored secret with the first key of the key file, after
+// writing a new key there first when newKey (Pulp's rotate-db-key, with the new key).
+func adminReseal(ctx context.Context, cfg config.Config, newKey bool) error {
+	db, err := openDB(ctx, cfg) // every secret opens with the file as it is
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	keys := db.Keys()
+	if newKey {
+		if keys, err = secret.AddKey(keys.Path()); err != nil {
+			return fmt.Errorf("db-encryption-key: %w", err)
+		}
+		db.SetKeys(keys)
+		fmt.Printf("added key %s at the top of %s\n", keys.IDs()[0], keys.Path())
+	}
+	n, err := db.Reseal(ctx)
+	if err != nil {
+		return err
+	}
+	ids := keys.IDs()
+	fmt.Printf("sealed the secrets of %d stored records again with key %s\n", n, ids[0])
+	if len(ids) > 1 {
+		fmt.Printf("the database no longer needs keys %s of %s: remove them from the file once every pith process "+
+			"runs with key %s, keeping a copy as long as you keep backups of the database made before now\n",
+			strings.Join(ids[1:], ", "), keys.Path(), ids[0])
 	}
 	return nil
 }
@@ -191,7 +283,8 @@ func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *
 	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log, Lease: cfg.TaskLease()})
 	n := &node{db: db, store: store, queue: q, log: log}
 	inv := &invalidator{db: db}
-	core := content.NewCore(content.Config{DB: db, Store: store, Queue: q, Log: log, Invalidate: inv.Invalidate})
+	core := content.NewCore(content.Config{DB: db, Store: store, Queue: q, Log: log, Invalidate: inv.Invalidate,
+		MaxMetadataSize: int64(cfg.MaxMetadataMiB) << 20})
 	ts, err := types(ctx, core, cfg)
 	if err != nil {
 		return nil, err

@@ -22,6 +22,7 @@ import (
 	"pith/blob/driver/fs"
 	"pith/content"
 	"pith/meta"
+	"pith/secret"
 	"pith/serve"
 	"pith/task"
 )
@@ -61,6 +62,11 @@ func New(t *testing.T, types ...Maker) *Env {
 	}
 	t.Cleanup(func() { db.Close() })
 	t.Cleanup(cancel) // runs first: workers stop before the database closes
+	keys, err := secret.Create(filepath.Join(dir, "encryption.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetKeys(keys)
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,9 @@
 // next attempt gets a fresh one; a concurrency slot is held for the whole of an attempt
 // (until the body is closed for Get and Open) and released during backoff; bodies are
 // never decompressed, so digests are of the bytes the server stores. Every failure is
-// an *Error naming the URL, the HTTP status if any, and what was wrong.
+// an *Error naming the URL (its credentials redacted), the HTTP status if any, and what
+// was wrong. A remote's custom headers and basic auth go only to the host of its URL:
+// a request to, or a redirect to, another host goes without them.
 //
 // A 429 or 503 with Retry-After pauses every new request of the downloader until then,
 // not only the one retrying (a retry whose own backoff already covered the pause goes

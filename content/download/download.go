@@ -11,7 +11,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
+
+	"pith/secret"
 )
 
 // Config are a remote's download settings (Pulp's remote fields).
@@ -24,9 +27,9 @@ type Config struct {
 	ProxyURL            string // http, https or socks5; empty uses the environment
 	ProxyUsername       string
 	ProxyPassword       string
-	Username            string // basic auth
+	Username            string // basic auth, sent only to the remote's own host
 	Password            string
-	Headers             map[string]string // sent with every request; "Host" sets the host
+	Headers             map[string]string // sent with every request to the remote's own host; "Host" sets the host
 	DownloadConcurrency int               // requests in flight at once; default 10 (the bound when Adaptive; default 32)
 	MaxRetries          int               // retries after the first attempt; 0 = 3, negative = none
 	TotalTimeout        float64           // seconds per attempt; 0 = no limit, so big files can finish
@@ -74,12 +77,13 @@ type Error struct {
 	Err      error
 }
 
+// Error says what failed without the credentials a URL may carry.
 func (e *Error) Error() string {
 	s := "GET " + e.URL + ": " + e.Err.Error()
 	if e.Attempts > 1 {
 		s += fmt.Sprintf(" (after %d attempts)", e.Attempts)
 	}
-	return s
+	return secret.Redact(s)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -87,6 +91,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // Downloader downloads for one remote. It is safe for concurrent use.
 type Downloader struct {
 	cfg     Config
+	host    string // the remote's host, where its headers and credentials go; "" without a URL
 	client  *http.Client
 	gate    *gate
 	limiter *limiter // nil when unlimited
@@ -176,7 +181,39 @@ func New(cfg Config) (*Downloader, error) {
 	if cfg.RateLimit > 0 {
 		d.limiter = newLimiter(cfg.RateLimit)
 	}
+	if u, err := url.Parse(cfg.URL); err == nil {
+		d.host = u.Hostname()
+	}
+	d.client.CheckRedirect = d.checkRedirect
 	return d, nil
+}
+
+// ownHost reports whether u is on the remote's own host, the only one its custom
+// headers (often an API key) and credentials go to; first is the URL a request was
+// made for, which stands in for the remote's when the downloader has no URL. Ports and
+// schemes are not compared (an http to https redirect keeps them), as for cookies.
+func (d *Downloader) ownHost(u, first *url.URL) bool {
+	host := d.host
+	if host == "" {
+		host = first.Hostname()
+	}
+	return strings.EqualFold(u.Hostname(), host)
+}
+
+// checkRedirect follows up to 10 redirects, as Go's client does, but takes the
+// remote's headers and credentials off a redirect to another host (Go keeps custom
+// headers always, and Authorization on a subdomain).
+func (d *Downloader) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if !d.ownHost(req.URL, via[0].URL) {
+		for k := range d.cfg.Headers {
+			req.Header.Del(k)
+		}
+		req.Header.Del("Authorization")
+	}
+	return nil
 }
 
 // Concurrency is the remote's download_concurrency: the most requests ever in flight at

@@ -290,6 +290,65 @@ func TestHeadersAndAuth(t *testing.T) {
 	}
 }
 
+// A remote's custom headers and credentials go to its own host only: not along a
+// redirect to another host, nor to another host its metadata points at.
+func TestHeadersStayOnTheRemotesHost(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	seen := map[string]http.Header{}
+	record := func(name string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen[name+r.URL.Path] = r.Header.Clone()
+			mu.Unlock()
+			w.Write([]byte("x"))
+		}
+	}
+	other := httptest.NewServer(record("other"))
+	defer other.Close()
+	// The other server by another name for the same address: a different host.
+	otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+	var origin *httptest.Server
+	origin = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, otherURL+"/file", http.StatusFound)
+		case "/here":
+			http.Redirect(w, r, origin.URL+"/file", http.StatusFound)
+		default:
+			record("origin")(w, r)
+		}
+	}))
+	defer origin.Close()
+	d, _ := newD(t, Config{URL: origin.URL + "/repo/", Headers: map[string]string{"X-Api-Key": "k3y"}, Username: "me", Password: "pw"})
+	for _, tc := range []struct {
+		url, seenAs string
+		sent        bool
+	}{
+		{origin.URL + "/file", "origin/file", true},
+		{origin.URL + "/here", "origin/file", true},
+		{origin.URL + "/away", "other/file", false},
+		{otherURL + "/file", "other/file", false},
+	} {
+		mu.Lock()
+		clear(seen)
+		mu.Unlock()
+		if _, _, err := fetch(context.Background(), d, tc.url, Expect{Size: 1}); err != nil {
+			t.Fatalf("%s: %v", tc.url, err)
+		}
+		mu.Lock()
+		h := seen[tc.seenAs]
+		mu.Unlock()
+		if h == nil {
+			t.Fatalf("%s: no request reached %s", tc.url, tc.seenAs)
+		}
+		key, auth := h.Get("X-Api-Key"), h.Get("Authorization")
+		if tc.sent && (key != "k3y" || auth == "") || !tc.sent && (key != "" || auth != "") {
+			t.Errorf("%s: %s got X-Api-Key %q, Authorization %q; want them sent: %v", tc.url, tc.seenAs, key, auth, tc.sent)
+		}
+	}
+}
+
 func TestProxy(t *testing.T) {
 	t.Parallel()
 	var target, auth string

@@ -137,15 +137,17 @@ func (d *Downloader) request(ctx context.Context, u string, t *ticket) (*http.Re
 		return nil, fmt.Errorf("bad request: %w", err)
 	}
 	req.Header.Set("User-Agent", "pith")
-	for k, v := range d.cfg.Headers {
-		if strings.EqualFold(k, "Host") {
-			req.Host = v
-			continue
+	if d.ownHost(req.URL, req.URL) {
+		for k, v := range d.cfg.Headers {
+			if strings.EqualFold(k, "Host") {
+				req.Host = v
+				continue
+			}
+			req.Header.Set(k, v)
 		}
-		req.Header.Set(k, v)
-	}
-	if d.cfg.Username != "" || d.cfg.Password != "" {
-		req.SetBasicAuth(d.cfg.Username, d.cfg.Password)
+		if d.cfg.Username != "" || d.cfg.Password != "" {
+			req.SetBasicAuth(d.cfg.Username, d.cfg.Password)
+		}
 	}
 	resp, err := d.client.Do(req)
 	if err != nil {

@@ -42,7 +42,7 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 
 	// 1. The manifest, staged to a temporary file while it is hashed.
 	pm := r.Progress("sync.downloading.metadata", "Downloading Metadata Files", 1)
-	mf, digest, err := fetchManifest(ctx, d, remote.URL)
+	mf, digest, err := p.fetchManifest(ctx, d, remote.URL)
 	if err != nil {
 		pm.Finish(err)
 		return err
@@ -140,8 +140,8 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 
 // fetchManifest downloads the manifest into an unnamed temporary file, returning it
 // rewound, with its sha256.
-func fetchManifest(ctx context.Context, d *download.Downloader, url string) (io.ReadCloser, string, error) {
-	f, sum, err := content.FetchTemp(ctx, d, url, download.Expect{Size: -1}, sha256.New)
+func (p *Plugin) fetchManifest(ctx context.Context, d *download.Downloader, url string) (io.ReadCloser, string, error) {
+	f, sum, err := p.core.FetchTemp(ctx, d, url, download.Expect{Size: -1}, sha256.New)
 	if err != nil {
 		return nil, "", fmt.Errorf("download manifest: %w", err)
 	}

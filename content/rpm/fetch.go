@@ -13,26 +13,26 @@ import (
 )
 
 // fetchTemp stages url in a temporary file with its digest of checksumType.
-func fetchTemp(ctx context.Context, d *download.Downloader, url, checksumType string, want download.Expect) (*os.File, string, error) {
+func (s *syncRun) fetchTemp(ctx context.Context, url, checksumType string, want download.Expect) (*os.File, string, error) {
 	if _, err := repodata.NewHash(checksumType); err != nil {
 		return nil, "", err
 	}
-	return content.FetchTemp(ctx, d, url, want, func() hash.Hash { h, _ := repodata.NewHash(checksumType); return h })
+	return s.p.core.FetchTemp(ctx, s.d, url, want, func() hash.Hash { h, _ := repodata.NewHash(checksumType); return h })
 }
 
 // fetchRecord downloads a metadata file repomd.xml lists and checks its size and
 // checksum against the record; a mismatch names the file.
-func fetchRecord(ctx context.Context, d *download.Downloader, base string, rec *repodata.Record) (*os.File, error) {
+func (s *syncRun) fetchRecord(ctx context.Context, rec *repodata.Record) (*os.File, error) {
 	href := rec.LocationHref
 	if _, err := content.CleanRelativePath(href); err != nil {
 		return nil, fmt.Errorf("repomd.xml: %s location %q: %w", rec.Type, href, err)
 	}
-	url := content.JoinURL(base, href)
+	url := content.JoinURL(s.base, href)
 	if rec.LocationBase != "" {
 		url = content.JoinURL(strings.TrimSuffix(rec.LocationBase, "/")+"/", href)
 	}
 	want := download.Expect{Size: rec.Size}
-	f, sum, err := fetchTemp(ctx, d, url, rec.ChecksumType, want)
+	f, sum, err := s.fetchTemp(ctx, url, rec.ChecksumType, want)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", href, err)
 	}

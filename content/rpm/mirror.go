@@ -102,7 +102,7 @@ func (m *mirror) add(href string, art meta.Artifact) {
 
 // optional fetches a file upstream may not have: nil, nil when it answers 403 or 404.
 func (s *syncRun) optional(ctx context.Context, href string) (*os.File, error) {
-	f, _, err := fetchTemp(ctx, s.d, s.base+href, "sha256", download.Expect{Size: -1})
+	f, _, err := s.fetchTemp(ctx, s.base+href, "sha256", download.Expect{Size: -1})
 	var de *download.Error
 	if errors.As(err, &de) && (de.Status == http.StatusNotFound || de.Status == http.StatusForbidden) {
 		return nil, nil
@@ -152,7 +152,7 @@ func (s *syncRun) extraFiles(ctx context.Context, f *os.File) error {
 		if _, err := content.CleanRelativePath(e.File); err != nil {
 			return fmt.Errorf("extra_files.json: data[%d]: file %q: %w", i, e.File, err)
 		}
-		ff, sum, err := fetchTemp(ctx, s.d, content.JoinURL(s.base, e.File), "sha256", download.Expect{Size: e.Size})
+		ff, sum, err := s.fetchTemp(ctx, content.JoinURL(s.base, e.File), "sha256", download.Expect{Size: e.Size})
 		if err != nil {
 			return fmt.Errorf("extra_files.json: %s: %w", e.File, err)
 		}

@@ -123,11 +123,11 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 // optimize found nothing changed, else the new version (or the latest, when the sync
 // changed nothing; created is false then).
 func (s *syncRun) sync(ctx context.Context, repo meta.Repository) (*meta.Version, bool, error) {
-	a, d := s.args, s.d
+	a := s.args
 
 	// 1. repomd.xml, and whether anything changed since the last sync.
 	pm := s.r.Progress("sync.downloading.metadata", "Downloading Metadata Files", 1)
-	rf, repomdSHA, err := fetchTemp(ctx, d, s.base+"repodata/repomd.xml", "sha256", download.Expect{Size: -1})
+	rf, repomdSHA, err := s.fetchTemp(ctx, s.base+"repodata/repomd.xml", "sha256", download.Expect{Size: -1})
 	if err != nil {
 		pm.Finish(err)
 		return nil, false, fmt.Errorf("repodata/repomd.xml: %w", err)
@@ -284,7 +284,7 @@ func (s *syncRun) fetchMetadata(ctx context.Context, files []metadataFile) error
 	var wg sync.WaitGroup
 	for i := range files {
 		wg.Go(func() {
-			f, err := fetchRecord(ctx, s.d, s.base, files[i].rec)
+			f, err := s.fetchRecord(ctx, files[i].rec)
 			if err != nil {
 				cancel(err) // the first one is the cause
 				return

@@ -46,7 +46,7 @@ func (s *syncRun) tree(ctx context.Context) (*syncedTree, error) {
 	var raw []byte
 	var name string
 	for _, n := range []string{".treeinfo", "treeinfo"} {
-		f, _, err := fetchTemp(ctx, s.d, s.base+n, "sha256", download.Expect{Size: -1})
+		f, _, err := s.fetchTemp(ctx, s.base+n, "sha256", download.Expect{Size: -1})
 		var de *download.Error
 		if errors.As(err, &de) && de.Status == http.StatusNotFound {
 			continue

@@ -1,0 +1,4 @@
+-- Secrets (a remote's passwords, client key and tokens, in remotes.attrs and in the
+-- arguments of remote update tasks) are stored sealed with the db-encryption-key. The
+-- Go step of this migration (meta.sealStored) seals what older versions stored in
+-- plain text; there is no schema change.

@@ -61,6 +61,10 @@ func TestBadSettingsAreNamed(t *testing.T) {
 		{[]string{"--body-timeout-seconds", "0"}, nil, "body-timeout-seconds"},
 		{[]string{"--upload-timeout-seconds", "0"}, nil, "upload-timeout-seconds"},
 		{[]string{"--max-connections-per-client", "-1"}, nil, "max-connections-per-client"},
+		{[]string{"--tls-cert", "c.pem"}, nil, "tls-cert: needs tls-key"},
+		{nil, map[string]string{"PITH_TLS_KEY": "k.pem"}, "tls-key: needs tls-cert"},
+		{[]string{"--tls-client-ca", "ca.pem"}, nil, "tls-client-ca"},
+		{[]string{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-client-cert-user", "uid"}, nil, "tls-client-cert-user"},
 	} {
 		_, _, err := Load("serve", tc.args, env(tc.env))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -80,6 +84,8 @@ func TestContentListenOrigin(t *testing.T) {
 		{[]string{"--content-listen", "127.0.0.1:24816"}, "http://127.0.0.1:24816"},
 		{[]string{"--content-listen", "127.0.0.1:24816", "--content-origin", "https://content.example/"}, "https://content.example"},
 		{nil, "http://127.0.0.1:24817"},
+		{[]string{"--tls-cert", "c.pem", "--tls-key", "k.pem"}, "https://127.0.0.1:24817"},
+		{[]string{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--content-listen", "127.0.0.1:24816"}, "https://127.0.0.1:24816"},
 	} {
 		c, _, err := Load("serve", tc.args, env(nil))
 		if err != nil || c.ContentOrigin != tc.want {

@@ -136,7 +136,7 @@ func settings() []setting {
 		{"database", "SQLite file path or postgres://user:pass@host:port/db (default: <data>/pith.db)", str(func(c *Config) *string { return &c.Database })},
 		{"storage", "blob storage: a directory path, \"database\" for blobs in the metadata database, or s3://key:secret@host:port/bucket?region=…&path_style=true&insecure=true (default: <data>/blobs)",
 			str(func(c *Config) *string { return &c.Storage })},
-		{"cache", "content cache: memory (this process only), redis://host:port/db (shared by content processes; ?local=off: in Redis only, not also in each process) or off (every request resolved in the database)", str(func(c *Config) *string { return &c.Cache })},
+		{"cache", "content cache: memory (this process only), redis://host:port/db or rediss://… over TLS (shared by content processes; ?local=off: in Redis only, not also in each process) or off (every request resolved in the database)", str(func(c *Config) *string { return &c.Cache })},
 		{"redirect-to-object-storage", "redirect content requests to presigned S3 URLs (true) or stream them (false)",
 			boolean("redirect-to-object-storage", func(c *Config) *bool { return &c.RedirectToObjectStorage })},
 		{"content-origin", "origin clients use to reach content (default: http://<content-listen, else listen>, https:// with --tls-cert)", str(func(c *Config) *string { return &c.ContentOrigin })},
@@ -273,8 +273,8 @@ func (c Config) Validate() error {
 	if strings.Contains(c.Database, "://") && !strings.HasPrefix(c.Database, "postgres://") && !strings.HasPrefix(c.Database, "postgresql://") {
 		return fmt.Errorf("database: %q is neither a file path nor a postgres:// URL", c.Database)
 	}
-	if c.Cache != "memory" && c.Cache != "off" && !strings.HasPrefix(c.Cache, "redis://") {
-		return fmt.Errorf("cache: %q is neither memory, off nor a redis:// URL", c.Cache)
+	if c.Cache != "memory" && c.Cache != "off" && !strings.HasPrefix(c.Cache, "redis://") && !strings.HasPrefix(c.Cache, "rediss://") {
+		return fmt.Errorf("cache: %q is neither memory, off nor a redis:// or rediss:// URL", c.Cache)
 	}
 	if strings.Contains(c.Storage, "://") && !strings.HasPrefix(c.Storage, "s3://") {
 		return fmt.Errorf("storage: only a directory path, \"database\" or an s3:// URL is supported")

@@ -61,6 +61,7 @@ func TestBadSettingsAreNamed(t *testing.T) {
 		{[]string{"--body-timeout-seconds", "0"}, nil, "body-timeout-seconds"},
 		{[]string{"--upload-timeout-seconds", "0"}, nil, "upload-timeout-seconds"},
 		{[]string{"--max-connections-per-client", "-1"}, nil, "max-connections-per-client"},
+		{[]string{"--cache", "rediss:/x"}, nil, "cache"},
 		{[]string{"--tls-cert", "c.pem"}, nil, "tls-cert: needs tls-key"},
 		{nil, map[string]string{"PITH_TLS_KEY": "k.pem"}, "tls-key: needs tls-cert"},
 		{[]string{"--tls-client-ca", "ca.pem"}, nil, "tls-client-ca"},

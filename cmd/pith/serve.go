@@ -213,7 +213,7 @@ func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *
 	// The shared cache: content processes keep resolutions in it, and status reports it.
 	var shared *serve.Shared
 	sharedOnly := false
-	if (r.content || r.api) && strings.HasPrefix(cfg.Cache, "redis://") {
+	if (r.content || r.api) && (strings.HasPrefix(cfg.Cache, "redis://") || strings.HasPrefix(cfg.Cache, "rediss://")) {
 		// redis://…?local=off: resolutions live in Redis only, not in each process too.
 		u, err := url.Parse(cfg.Cache)
 		if err != nil {

@@ -94,3 +94,25 @@ func TestContentListenOrigin(t *testing.T) {
 		}
 	}
 }
+
+// A PostgreSQL URL reaches the database driver as it was given: its TLS parameters
+// (pgx reads sslmode, sslrootcert, sslcert, sslkey) are neither dropped nor rewritten.
+func TestDatabaseURLUntouched(t *testing.T) {
+	t.Parallel()
+	const u = "postgres://pith:s%40cret@db.example:5432/pith?sslmode=verify-full&sslrootcert=/etc/pith/ca.pem&sslcert=/etc/pith/client.crt&sslkey=/etc/pith/client.key"
+	file := filepath.Join(t.TempDir(), "pith.json")
+	os.WriteFile(file, []byte(`{"database": "`+u+`"}`), 0o644)
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+	}{
+		{[]string{"--database", u}, nil},
+		{nil, map[string]string{"PITH_DATABASE": u}},
+		{[]string{"--config", file}, nil},
+	} {
+		c, _, err := Load("serve", tc.args, env(tc.env))
+		if err != nil || c.Database != u {
+			t.Errorf("%v %v: database %q, %v", tc.args, tc.env, c.Database, err)
+		}
+	}
+}

@@ -26,8 +26,8 @@ const TLSCheckInterval = 2 * time.Second
 // TLS serves connections over TLS with what its files hold, and follows the files when
 // they change (a certificate renewed by certbot or an installer): a handshake at most
 // every TLSCheckInterval reads them again, and if they differ from the last reading the
-// new pair (and client CAs) serve every later handshake. New files that do not load (a key
-// that does not match the certificate, half-written files, a bundle without a
+// new pair (and client CAs) serve every later handshake. New files that do not load (a
+// key that does not match the certificate, half-written files, a bundle without a
 // certificate) are logged, once, and the previous ones keep serving.
 //
 // TLS 1.2 at least, Go's default cipher suites, HTTP/1.1 only (as over plain HTTP). With
@@ -38,7 +38,6 @@ const TLSCheckInterval = 2 * time.Second
 type TLS struct {
 	files TLSFiles
 	log   *slog.Logger
-	every time.Duration
 
 	cur  atomic.Pointer[tls.Config]
 	next atomic.Int64 // when the next check is due, in Unix nanoseconds
@@ -50,7 +49,7 @@ type TLS struct {
 
 // NewTLS loads the files; it fails if they do not load.
 func NewTLS(files TLSFiles, log *slog.Logger) (*TLS, error) {
-	t := &TLS{files: files, log: log, every: TLSCheckInterval}
+	t := &TLS{files: files, log: log}
 	read, err := t.readFiles()
 	if err != nil {
 		return nil, err
@@ -61,7 +60,7 @@ func NewTLS(files TLSFiles, log *slog.Logger) (*TLS, error) {
 	}
 	t.cur.Store(cfg)
 	t.read = read
-	t.next.Store(time.Now().Add(t.every).UnixNano())
+	t.next.Store(time.Now().Add(TLSCheckInterval).UnixNano())
 	return t, nil
 }
 
@@ -85,7 +84,7 @@ func (t *TLS) check() {
 	if now.UnixNano() < t.next.Load() {
 		return // checked by the handshake that held the lock before
 	}
-	t.next.Store(now.Add(t.every).UnixNano())
+	t.next.Store(now.Add(TLSCheckInterval).UnixNano())
 	read, err := t.readFiles()
 	if err == nil && same(read, t.read) {
 		t.lastErr = ""

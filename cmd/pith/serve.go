@@ -168,15 +168,14 @@ func build(ctx context.Context, cfg config.Config, r roles) (*node, error) {
 }
 
 func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *slog.Logger) (*node, error) {
-	var tlsFiles *edge.TLS
+	var srvTLS *edge.TLS // only a process that listens needs the files
+	var err error
 	if (r.api || r.content) && cfg.TLSCert != "" {
-		var err error
-		if tlsFiles, err = edge.NewTLS(edge.TLSFiles{Cert: cfg.TLSCert, Key: cfg.TLSKey, ClientCA: cfg.TLSClientCA}, log); err != nil {
+		if srvTLS, err = edge.NewTLS(edge.TLSFiles{Cert: cfg.TLSCert, Key: cfg.TLSKey, ClientCA: cfg.TLSClientCA}, log); err != nil {
 			return nil, fmt.Errorf("tls: %w", err)
 		}
 	}
 	var drv blob.Driver
-	var err error
 	switch {
 	case cfg.Storage == "database":
 		drv, err = sqlblob.New(ctx, db)
@@ -197,7 +196,7 @@ func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *
 	}
 	funcs := map[string]task.Func{}
 	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log, Lease: cfg.TaskLease()})
-	n := &node{db: db, store: store, queue: q, tls: tlsFiles, log: log}
+	n := &node{db: db, store: store, queue: q, tls: srvTLS, log: log}
 	inv := &invalidator{db: db}
 	core := content.NewCore(content.Config{DB: db, Store: store, Queue: q, Log: log, Invalidate: inv.Invalidate})
 	ts, err := types(ctx, core, cfg)

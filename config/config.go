@@ -67,6 +67,15 @@ type Config struct {
 	// DBEncryptionKey is the key file that seals the secrets stored in the database
 	// (Pulp's DB_ENCRYPTION_KEY).
 	DBEncryptionKey string `json:"db_encryption_key"`
+	// TLSCert and TLSKey are PEM files of a certificate chain and its key: every
+	// listener serves HTTPS with them, reloaded when the files change.
+	TLSCert string `json:"tls_cert"`
+	TLSKey  string `json:"tls_key"`
+	// TLSClientCA is a PEM bundle of the CAs whose client certificates are verified.
+	TLSClientCA string `json:"tls_client_ca"`
+	// TLSClientCertUser is what of a verified client certificate names its user: cn,
+	// email or none.
+	TLSClientCertUser string `json:"tls_client_cert_user"`
 }
 
 // Defaults are the embedded single-machine settings.
@@ -87,6 +96,7 @@ func Defaults() Config {
 		UploadTimeoutSeconds:    3600,
 		MaxConnectionsPerClient: 4096,
 		MaxMetadataMiB:          1024,
+		TLSClientCertUser:       "cn",
 	}
 }
 
@@ -134,10 +144,10 @@ func settings() []setting {
 			str(func(c *Config) *string { return &c.DBEncryptionKey })},
 		{"storage", "blob storage: a directory path, \"database\" for blobs in the metadata database, or s3://key:secret@host:port/bucket?region=…&path_style=true&insecure=true (default: <data>/blobs)",
 			str(func(c *Config) *string { return &c.Storage })},
-		{"cache", "content cache: memory (this process only), redis://host:port/db (shared by content processes; ?local=off: in Redis only, not also in each process) or off (every request resolved in the database)", str(func(c *Config) *string { return &c.Cache })},
+		{"cache", "content cache: memory (this process only), redis://host:port/db or rediss://… over TLS (shared by content processes; ?local=off: in Redis only, not also in each process) or off (every request resolved in the database)", str(func(c *Config) *string { return &c.Cache })},
 		{"redirect-to-object-storage", "redirect content requests to presigned S3 URLs (true) or stream them (false)",
 			boolean("redirect-to-object-storage", func(c *Config) *bool { return &c.RedirectToObjectStorage })},
-		{"content-origin", "origin clients use to reach content (default: http://<content-listen, else listen>)", str(func(c *Config) *string { return &c.ContentOrigin })},
+		{"content-origin", "origin clients use to reach content (default: http://<content-listen, else listen>, https:// with --tls-cert)", str(func(c *Config) *string { return &c.ContentOrigin })},
 		{"tuning", "tuning profile: small, medium, large, xlarge or auto", str(func(c *Config) *string { return &c.Tuning })},
 		{"workers", "task workers in this process (0 = from the tuning profile)", num("workers", func(c *Config) *int { return &c.Workers })},
 		{"log-level", "debug, info, warn or error", str(func(c *Config) *string { return &c.LogLevel })},
@@ -166,6 +176,13 @@ func settings() []setting {
 			num("max-connections-per-client", func(c *Config) *int { return &c.MaxConnectionsPerClient })},
 		{"max-metadata-mib", "MiB a metadata file a sync downloads (repomd.xml, primary.xml.gz, a manifest) may have",
 			num("max-metadata-mib", func(c *Config) *int { return &c.MaxMetadataMiB })},
+		{"tls-cert", "PEM certificate chain (leaf first): every listener serves HTTPS, reloaded when the file changes (with --tls-key)",
+			str(func(c *Config) *string { return &c.TLSCert })},
+		{"tls-key", "PEM private key of --tls-cert", str(func(c *Config) *string { return &c.TLSKey })},
+		{"tls-client-ca", "PEM bundle of the CAs whose client certificates are verified (a client without one is still served)",
+			str(func(c *Config) *string { return &c.TLSClientCA })},
+		{"tls-client-cert-user", "what of a verified client certificate names its user: cn, email (its first email address) or none",
+			str(func(c *Config) *string { return &c.TLSClientCertUser })},
 	}
 }
 
@@ -249,14 +266,18 @@ func (c *Config) fill() {
 	if c.Database == "" {
 		c.Database = filepath.Join(c.Data, "pith.db")
 	}
+	scheme := "http://"
+	if c.TLSCert != "" {
+		scheme = "https://"
+	}
 	if c.ContentOrigin == "" && c.ContentListen != "" {
-		c.ContentOrigin = "http://" + c.ContentListen
+		c.ContentOrigin = scheme + c.ContentListen
 	}
 	if c.DBEncryptionKey == "" {
 		c.DBEncryptionKey = filepath.Join(c.Data, "encryption.key")
 	}
 	if c.ContentOrigin == "" {
-		c.ContentOrigin = "http://" + c.Listen
+		c.ContentOrigin = scheme + c.Listen
 	}
 	if c.Storage == "" {
 		c.Storage = filepath.Join(c.Data, "blobs")
@@ -287,14 +308,17 @@ func (c Config) Validate() error {
 	if strings.Contains(c.Database, "://") && !strings.HasPrefix(c.Database, "postgres://") && !strings.HasPrefix(c.Database, "postgresql://") {
 		return fmt.Errorf("database: %q is neither a file path nor a postgres:// URL", c.Database)
 	}
-	if c.Cache != "memory" && c.Cache != "off" && !strings.HasPrefix(c.Cache, "redis://") {
-		return fmt.Errorf("cache: %q is neither memory, off nor a redis:// URL", c.Cache)
+	if c.Cache != "memory" && c.Cache != "off" && !strings.HasPrefix(c.Cache, "redis://") && !strings.HasPrefix(c.Cache, "rediss://") {
+		return fmt.Errorf("cache: %q is neither memory, off nor a redis:// or rediss:// URL", c.Cache)
 	}
 	if strings.Contains(c.Storage, "://") && !strings.HasPrefix(c.Storage, "s3://") {
 		return fmt.Errorf("storage: only a directory path, \"database\" or an s3:// URL is supported")
 	}
 	if u, err := url.Parse(c.ContentOrigin); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("content-origin: %q is not an http(s) origin", c.ContentOrigin)
+	}
+	if err := c.validateTLS(); err != nil {
+		return err
 	}
 	if _, ok := profiles[c.Tuning]; !ok && c.Tuning != "auto" {
 		return fmt.Errorf("tuning: %q is not one of small, medium, large, xlarge, auto", c.Tuning)
@@ -327,6 +351,23 @@ func (c Config) Validate() error {
 		if m.v < 0 {
 			return fmt.Errorf("%s: %d must not be negative", m.name, m.v)
 		}
+	}
+	return nil
+}
+
+func (c Config) validateTLS() error {
+	switch {
+	case c.TLSCert != "" && c.TLSKey == "":
+		return errors.New("tls-cert: needs tls-key, the certificate's private key")
+	case c.TLSKey != "" && c.TLSCert == "":
+		return errors.New("tls-key: needs tls-cert, the certificate of the key")
+	case c.TLSClientCA != "" && c.TLSCert == "":
+		return errors.New("tls-client-ca: needs tls-cert and tls-key: client certificates come only over HTTPS")
+	}
+	switch c.TLSClientCertUser {
+	case "cn", "email", "none":
+	default:
+		return fmt.Errorf("tls-client-cert-user: %q is not one of cn, email, none", c.TLSClientCertUser)
 	}
 	return nil
 }

@@ -63,6 +63,11 @@ func TestBadSettingsAreNamed(t *testing.T) {
 		{[]string{"--body-timeout-seconds", "0"}, nil, "body-timeout-seconds"},
 		{[]string{"--upload-timeout-seconds", "0"}, nil, "upload-timeout-seconds"},
 		{[]string{"--max-connections-per-client", "-1"}, nil, "max-connections-per-client"},
+		{[]string{"--cache", "rediss:/x"}, nil, "cache"},
+		{[]string{"--tls-cert", "c.pem"}, nil, "tls-cert: needs tls-key"},
+		{nil, map[string]string{"PITH_TLS_KEY": "k.pem"}, "tls-key: needs tls-cert"},
+		{[]string{"--tls-client-ca", "ca.pem"}, nil, "tls-client-ca"},
+		{[]string{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-client-cert-user", "uid"}, nil, "tls-client-cert-user"},
 	} {
 		_, _, err := Load("serve", tc.args, env(tc.env))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -82,6 +87,8 @@ func TestContentListenOrigin(t *testing.T) {
 		{[]string{"--content-listen", "127.0.0.1:24816"}, "http://127.0.0.1:24816"},
 		{[]string{"--content-listen", "127.0.0.1:24816", "--content-origin", "https://content.example/"}, "https://content.example"},
 		{nil, "http://127.0.0.1:24817"},
+		{[]string{"--tls-cert", "c.pem", "--tls-key", "k.pem"}, "https://127.0.0.1:24817"},
+		{[]string{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--content-listen", "127.0.0.1:24816"}, "https://127.0.0.1:24816"},
 	} {
 		c, _, err := Load("serve", tc.args, env(nil))
 		if err != nil || c.ContentOrigin != tc.want {
@@ -101,5 +108,27 @@ func TestFlagsAfterArguments(t *testing.T) {
 	}
 	if strings.Join(pos, " ") != "pw more --listen x" {
 		t.Errorf("positional arguments: %q", pos)
+	}
+}
+
+// A PostgreSQL URL reaches the database driver as it was given: its TLS parameters
+// (pgx reads sslmode, sslrootcert, sslcert, sslkey) are neither dropped nor rewritten.
+func TestDatabaseURLUntouched(t *testing.T) {
+	t.Parallel()
+	const u = "postgres://pith:s%40cret@db.example:5432/pith?sslmode=verify-full&sslrootcert=/etc/pith/ca.pem&sslcert=/etc/pith/client.crt&sslkey=/etc/pith/client.key"
+	file := filepath.Join(t.TempDir(), "pith.json")
+	os.WriteFile(file, []byte(`{"database": "`+u+`"}`), 0o644)
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+	}{
+		{[]string{"--database", u}, nil},
+		{nil, map[string]string{"PITH_DATABASE": u}},
+		{[]string{"--config", file}, nil},
+	} {
+		c, _, err := Load("serve", tc.args, env(tc.env))
+		if err != nil || c.Database != u {
+			t.Errorf("%v %v: database %q, %v", tc.args, tc.env, c.Database, err)
+		}
 	}
 }

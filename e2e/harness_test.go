@@ -3,6 +3,8 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,8 +70,20 @@ type server struct {
 	api2    string // a second API process of a split installation, with its own data directory
 	content string // the content app's origin
 	data    string
+	caFile  string // with HTTPS: the PEM file of the CA of pith's certificate
 	log     *bytes.Buffer
 	workers []*exec.Cmd // worker processes of a split installation
+}
+
+// client is an HTTP client that trusts the server's certificate.
+func (s *server) client() *http.Client {
+	if s.caFile == "" {
+		return http.DefaultClient
+	}
+	pem, _ := os.ReadFile(s.caFile)
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(pem)
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 }
 
 // startPith runs `pith serve` on a fresh data directory and database until the test ends.
@@ -162,7 +176,7 @@ func waitReady(t *testing.T, s *server, url string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		resp, err := http.Get(url)
+		resp, err := s.client().Get(url)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
@@ -196,11 +210,15 @@ func newCLI(t *testing.T, s *server) *cli {
 	home := t.TempDir()
 	cfgDir := filepath.Join(home, "config", "pulp")
 	os.MkdirAll(cfgDir, 0o755)
-	toml := fmt.Sprintf("[cli]\nbase_url = %q\nusername = \"admin\"\npassword = %q\nverify_ssl = false\nformat = \"json\"\ntimeout = 120\n", s.url, adminPassword)
+	// Over HTTPS the CLI verifies pith's certificate, with the CA given as to requests.
+	toml := fmt.Sprintf("[cli]\nbase_url = %q\nusername = \"admin\"\npassword = %q\nverify_ssl = %v\nformat = \"json\"\ntimeout = 120\n", s.url, adminPassword, s.caFile != "")
 	if err := os.WriteFile(filepath.Join(cfgDir, "cli.toml"), []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"))
+	if s.caFile != "" {
+		env = append(env, "REQUESTS_CA_BUNDLE="+s.caFile)
+	}
 	return &cli{t: t, bin: bin, env: env}
 }
 

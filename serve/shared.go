@@ -32,12 +32,20 @@ type Shared struct {
 	lastLog time.Time
 }
 
-// NewShared connects to Redis at a redis://host:port/db URL. It does not fail when
-// Redis is down: the cache stays empty until Redis answers.
+// NewShared connects to Redis at a redis://host:port/db URL, or over TLS at a
+// rediss:// URL (see redisTLS). It does not fail when Redis is down: the cache stays
+// empty until Redis answers.
 func NewShared(ctx context.Context, rawURL string, log *slog.Logger) (*Shared, error) {
+	rawURL, files, err := redisTLSFiles(rawURL)
+	if err != nil {
+		return nil, err
+	}
 	opt, err := redis.ParseURL(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("cache %q: %w", rawURL, err)
+	}
+	if err := files.apply(opt.TLSConfig); err != nil {
+		return nil, err
 	}
 	redis.SetLogger(quiet{}) // failures are logged by failed, rate-limited
 	opt.MaxRetries = 1

@@ -221,6 +221,7 @@ type node struct {
 	core    *content.Core
 	api     *api.Server   // nil without the api role
 	content *serve.Server // nil without the content role
+	tls     *edge.TLS     // nil without --tls-cert or without a listener
 	log     *slog.Logger
 }
 
@@ -259,8 +260,14 @@ func build(ctx context.Context, cfg config.Config, r roles) (*node, error) {
 }
 
 func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *slog.Logger) (*node, error) {
-	var drv blob.Driver
+	var srvTLS *edge.TLS // only a process that listens needs the files
 	var err error
+	if (r.api || r.content) && cfg.TLSCert != "" {
+		if srvTLS, err = edge.NewTLS(edge.TLSFiles{Cert: cfg.TLSCert, Key: cfg.TLSKey, ClientCA: cfg.TLSClientCA}, log); err != nil {
+			return nil, fmt.Errorf("tls: %w", err)
+		}
+	}
+	var drv blob.Driver
 	switch {
 	case cfg.Storage == "database":
 		drv, err = sqlblob.New(ctx, db)
@@ -281,7 +288,7 @@ func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *
 	}
 	funcs := map[string]task.Func{}
 	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log, Lease: cfg.TaskLease()})
-	n := &node{db: db, store: store, queue: q, log: log}
+	n := &node{db: db, store: store, queue: q, tls: srvTLS, log: log}
 	inv := &invalidator{db: db}
 	core := content.NewCore(content.Config{DB: db, Store: store, Queue: q, Log: log, Invalidate: inv.Invalidate,
 		MaxMetadataSize: int64(cfg.MaxMetadataMiB) << 20})
@@ -298,7 +305,7 @@ func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *
 	// The shared cache: content processes keep resolutions in it, and status reports it.
 	var shared *serve.Shared
 	sharedOnly := false
-	if (r.content || r.api) && strings.HasPrefix(cfg.Cache, "redis://") {
+	if (r.content || r.api) && (strings.HasPrefix(cfg.Cache, "redis://") || strings.HasPrefix(cfg.Cache, "rediss://")) {
 		// redis://…?local=off: resolutions live in Redis only, not in each process too.
 		u, err := url.Parse(cfg.Cache)
 		if err != nil {
@@ -384,9 +391,10 @@ func (n *node) handler(r roles) http.Handler {
 
 // endpoint is an address and the roles served there.
 type endpoint struct {
-	addr  string
-	roles roles
-	ln    net.Listener // opened by runNode
+	addr    string
+	roles   roles
+	ln      net.Listener // opened by runNode
+	handler http.Handler // the roles' routes (node.handler), set by runNode
 }
 
 // endpoints are where the roles r are served: all on --listen, or, for a process with
@@ -401,16 +409,21 @@ func endpoints(cfg config.Config, r roles) []endpoint {
 }
 
 // serveHTTP serves each endpoint on its listener until ctx ends or one of them fails.
-// Every listener is bounded alike: 30 s for a request's headers, --body-timeout-seconds
-// for its body (edge.Bodies; uploads get more from the API), 120 s for an idle
-// connection, --max-connections-per-client connections per client address (edge.Conns).
+// Every listener is bounded alike: 30 s for a request's headers (and for a TLS
+// handshake), --body-timeout-seconds for its body (edge.Bodies; uploads get more from
+// the API), 120 s for an idle connection, --max-connections-per-client connections per
+// client address (edge.Conns, counted before any handshake); with --tls-cert every one
+// serves HTTPS (edge.TLS).
 func (n *node) serveHTTP(ctx context.Context, cfg config.Config, eps []endpoint) error {
 	errc := make(chan error, len(eps))
 	srvs := make([]*http.Server, len(eps))
 	for i, ep := range eps {
-		srvs[i] = &http.Server{Handler: edge.Bodies(n.handler(ep.roles), cfg.BodyTimeout()),
+		srvs[i] = &http.Server{Handler: edge.Bodies(ep.handler, cfg.BodyTimeout()),
 			ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
 		ln := edge.Conns(ep.ln, cfg.MaxConnectionsPerClient, n.log)
+		if n.tls != nil {
+			ln = n.tls.Listener(ln)
+		}
 		go func() { errc <- srvs[i].Serve(ln) }()
 	}
 	var err error
@@ -480,7 +493,7 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 		return nil
 	}
 	if cfg.PprofListen != "" {
-		if err := servePprof(ctx, cfg.PprofListen, n.log); err != nil {
+		if err := servePprof(ctx, cfg.PprofListen, n.tls, n.log); err != nil {
 			return err
 		}
 	}
@@ -493,9 +506,9 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 			}
 			return fmt.Errorf("listen on %s: %w", eps[i].addr, err)
 		}
-		eps[i].ln = ln
+		eps[i].ln, eps[i].handler = ln, n.handler(eps[i].roles)
 		n.log.Info("pith serving", "listen", ln.Addr().String(), "api", eps[i].roles.api, "content", eps[i].roles.content,
-			"workers", r.worker, "database", n.db.Dialect().String(), "data", cfg.Data)
+			"https", n.tls != nil, "workers", r.worker, "database", n.db.Dialect().String(), "data", cfg.Data)
 	}
 	return n.serveHTTP(ctx, cfg, eps)
 }
@@ -526,11 +539,15 @@ func listen(ctx context.Context, addr string) (net.Listener, error) {
 	return lc.Listen(ctx, "tcp", addr)
 }
 
-// servePprof serves the profiler on its own listener until ctx ends.
-func servePprof(ctx context.Context, addr string, log *slog.Logger) error {
+// servePprof serves the profiler on its own listener until ctx ends, over TLS with t
+// when t is not nil.
+func servePprof(ctx context.Context, addr string, t *edge.TLS, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("pprof-listen %s: %w", addr, err)
+	}
+	if t != nil {
+		ln = t.Listener(ln)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)

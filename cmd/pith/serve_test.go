@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,13 @@ type running struct {
 // temporary directory) and serves them as `pith serve` does, until the test ends.
 func startNode(t *testing.T, args ...string) running {
 	t.Helper()
+	return startNodeWith(t, nil, args...)
+}
+
+// startNodeWith is startNode with wrap (if not nil) around each endpoint's routes, to
+// see the requests they get.
+func startNodeWith(t *testing.T, wrap func(http.Handler) http.Handler, args ...string) running {
+	t.Helper()
 	cfg, _, err := config.Load("serve", append([]string{"--data", t.TempDir(), "--log-level", "error"}, args...), func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +52,9 @@ func startNode(t *testing.T, args ...string) running {
 	for i := range eps {
 		if eps[i].ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
 			t.Fatal(err)
+		}
+		if eps[i].handler = n.handler(eps[i].roles); wrap != nil {
+			eps[i].handler = wrap(eps[i].handler)
 		}
 		if eps[i].roles.api {
 			out.api = eps[i].ln.Addr().String()

@@ -119,23 +119,53 @@ func connect() {
 	admin, baseURL = db, u
 }
 
-// start runs scripts/pg to start a cluster watched by this process and returns its URL.
+// StartTLS starts a cluster of the test's own, stopped when the test ends, that accepts
+// connections only over TLS with a client certificate (scripts/pg start --tls). certDir
+// holds the PEM files ca.crt, server.crt and server.key (for 127.0.0.1), client.crt and
+// client.key (common name pith). It returns the URL of the cluster's postgres database
+// with sslmode=verify-full and the CA and client files: a superuser's, so a test may
+// create databases. It fails the test when the cluster does not start.
+func StartTLS(t testing.TB, certDir string) string {
+	t.Helper()
+	dir, raw, err := startIn("--tls", certDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := runPG("stop", dir); err != nil {
+			t.Logf("testpg: stop the cluster in %s: %v", dir, err)
+		}
+	})
+	return raw
+}
+
+// start runs scripts/pg to start the cluster of this binary and returns its URL.
 func start() (string, error) {
-	dir, err := os.MkdirTemp("/tmp", "pith-testpg-") // under /tmp: scripts/pg may run it as another user
+	dir, raw, err := startIn()
 	if err != nil {
 		return "", err
 	}
-	out, err := pg("start", dir, "--watch", strconv.Itoa(os.Getpid())).Output()
+	ownDir = dir
+	return raw, nil
+}
+
+// startIn starts a cluster watched by this process in a new directory, with more
+// arguments of scripts/pg start, and returns the directory and the cluster's URL.
+func startIn(args ...string) (dir, raw string, err error) {
+	dir, err = os.MkdirTemp("/tmp", "pith-testpg-") // under /tmp: scripts/pg may run it as another user
+	if err != nil {
+		return "", "", err
+	}
+	out, err := pg(append([]string{"start", dir, "--watch", strconv.Itoa(os.Getpid())}, args...)...).Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && len(ee.Stderr) > 0 {
 			err = errors.New(strings.TrimSpace(string(ee.Stderr)))
 		}
 		os.RemoveAll(dir)
-		return "", fmt.Errorf("scripts/pg start: %w", err)
+		return "", "", fmt.Errorf("scripts/pg start: %w", err)
 	}
-	ownDir = dir
-	return strings.TrimSpace(string(out)), nil
+	return dir, strings.TrimSpace(string(out)), nil
 }
 
 func runPG(args ...string) error {

@@ -119,15 +119,17 @@ type Driver interface {
 
 // Stager is a Driver that also holds the chunks of uploads in progress (parts) beside
 // the blobs, so that every process sharing the storage can take a chunk of an upload
-// and commit it. A store whose driver is no Stager refuses chunked uploads
-// (ErrNoStaging).
+// and commit it. A part is named by its upload and a key the caller chooses (pith
+// chooses a new random key for each chunk it receives, so a chunk refused after its
+// bytes were stored never replaces the part of one that was recorded). A store whose
+// driver is no Stager refuses chunked uploads (ErrNoStaging).
 type Stager interface {
-	// PutPart stores exactly size bytes of r as the part of upload at offset, replacing
+	// PutPart stores exactly size bytes of r as the upload's part under key, replacing
 	// one stored there; r yields exactly size bytes (the Store checks). A part is visible
 	// only once PutPart returned nil.
-	PutPart(ctx context.Context, upload string, offset int64, r io.Reader, size int64) error
+	PutPart(ctx context.Context, upload string, key int64, r io.Reader, size int64) error
 	// OpenPart reads a part; a missing one gives an error matching ErrNotFound.
-	OpenPart(ctx context.Context, upload string, offset int64) (io.ReadCloser, error)
+	OpenPart(ctx context.Context, upload string, key int64) (io.ReadCloser, error)
 	// DeleteParts removes every part of an upload; an upload without parts is fine.
 	DeleteParts(ctx context.Context, upload string) error
 }

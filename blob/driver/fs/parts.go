@@ -11,13 +11,13 @@ import (
 
 const partsDir = "parts"
 
-func (d *Driver) partPath(upload string, offset int64) string {
-	return filepath.Join(d.root, partsDir, upload, strconv.FormatInt(offset, 10))
+func (d *Driver) partPath(upload string, key int64) string {
+	return filepath.Join(d.root, partsDir, upload, strconv.FormatInt(key, 10))
 }
 
 // PutPart writes the part to a temporary file beside it, syncs it and renames it into
 // place, so a part is whole or absent.
-func (d *Driver) PutPart(ctx context.Context, upload string, offset int64, r io.Reader, size int64) error {
+func (d *Driver) PutPart(ctx context.Context, upload string, key int64, r io.Reader, size int64) error {
 	dir := filepath.Join(d.root, partsDir, upload)
 	if err := os.MkdirAll(dir, dirMode); err != nil {
 		return err
@@ -34,7 +34,7 @@ func (d *Driver) PutPart(ctx context.Context, upload string, offset int64, r io.
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), d.partPath(upload, offset))
+		err = os.Rename(f.Name(), d.partPath(upload, key))
 	}
 	if err != nil {
 		os.Remove(f.Name())
@@ -43,8 +43,8 @@ func (d *Driver) PutPart(ctx context.Context, upload string, offset int64, r io.
 }
 
 // OpenPart opens a part's file.
-func (d *Driver) OpenPart(ctx context.Context, upload string, offset int64) (io.ReadCloser, error) {
-	f, err := os.Open(d.partPath(upload, offset))
+func (d *Driver) OpenPart(ctx context.Context, upload string, key int64) (io.ReadCloser, error) {
+	f, err := os.Open(d.partPath(upload, key))
 	if err != nil {
 		return nil, notFound(err)
 	}

@@ -134,6 +134,18 @@ type Stager interface {
 	DeleteParts(ctx context.Context, upload string) error
 }
 
+// Sweeper is a Driver whose writes leave temporaries behind when their process dies (a
+// crash, a kill, a power cut): SweepTemp removes those. Pith sweeps when a process
+// starts and on the maintenance schedule; drivers whose temporaries die with their
+// process (inmem) are no Sweepers.
+type Sweeper interface {
+	// SweepTemp removes the temporaries whose writer is gone and returns how many it
+	// removed. It never removes one that a live writer, in this process or another, still
+	// writes; how it tells is the driver's own (a lock the writer holds, or an age no
+	// write lasts).
+	SweepTemp(ctx context.Context) (int, error)
+}
+
 // URLOptions shape the response to a presigned URL.
 type URLOptions struct {
 	// Method is the HTTP method the URL is for: GET (the default) or HEAD. A URL is

@@ -291,6 +291,13 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 	if err := ensureAdmin(ctx, n.db, n.log); err != nil {
 		return err
 	}
+	// Temporaries of writes that a process which died never ended (the maintenance
+	// schedule sweeps them too, hourly).
+	if k, err := n.store.SweepTemp(ctx); err != nil {
+		n.log.Warn("sweeping temporary blobs failed", "err", err)
+	} else if k > 0 {
+		n.log.Info("removed temporary blobs of writes that never ended", "count", k)
+	}
 	if r.worker {
 		if err := n.core.SetSchedules(ctx, content.Schedules{OrphanProtection: cfg.OrphanProtection(),
 			OrphanCleanupInterval: time.Duration(cfg.OrphanCleanupIntervalMinutes) * time.Minute,

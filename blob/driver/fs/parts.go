@@ -7,9 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"pith/blob/driver/tempfile"
 )
 
-const partsDir = "parts"
+const (
+	partsDir      = "parts"
+	partTmpPrefix = ".tmp-"
+)
 
 func (d *Driver) partPath(upload string, key int64) string {
 	return filepath.Join(d.root, partsDir, upload, strconv.FormatInt(key, 10))
@@ -22,16 +27,14 @@ func (d *Driver) PutPart(ctx context.Context, upload string, key int64, r io.Rea
 	if err := os.MkdirAll(dir, dirMode); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
+	f, err := tempfile.Create(dir, partTmpPrefix)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	_, err = io.Copy(f, r)
 	if err == nil {
 		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), d.partPath(upload, key))

@@ -16,6 +16,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"pith/blob"
+	"pith/blob/driver/tempfile"
 )
 
 // Config locates a bucket.
@@ -68,8 +69,9 @@ func redact(raw string) string {
 }
 
 var (
-	_ blob.Driver = (*Driver)(nil)
-	_ blob.Stager = (*Driver)(nil)
+	_ blob.Driver  = (*Driver)(nil)
+	_ blob.Stager  = (*Driver)(nil)
+	_ blob.Sweeper = (*Driver)(nil)
 )
 
 // Driver stores blobs in a bucket.
@@ -127,17 +129,20 @@ func notFound(err error) error {
 // has it already. A small blob is one PUT; nothing half-written ever reaches the bucket.
 type temp struct {
 	d     *Driver
-	f     *os.File
+	f     *tempfile.File
 	n     int64
 	ended bool // committed or cancelled
 }
+
+// spoolPrefix begins the names of the spool files in $TMPDIR.
+const spoolPrefix = "pith-s3-"
 
 // Create starts a temporary object in the local temporary directory ($TMPDIR).
 func (d *Driver) Create(ctx context.Context) (blob.Temp, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp("", "pith-s3-*")
+	f, err := tempfile.Create(os.TempDir(), spoolPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("local spool file: %w", err)
 	}
@@ -153,9 +158,17 @@ func (t *temp) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// remove deletes the spool file, then closes it (which drops its lock).
 func (t *temp) remove() {
-	t.f.Close()
 	os.Remove(t.f.Name())
+	t.f.Close()
+}
+
+// SweepTemp removes the spool files in this host's $TMPDIR whose writer is gone (a live
+// writer holds a lock on its file; see package tempfile). Each host sweeps its own when
+// a process starts; the maintenance schedule sweeps the host it runs on.
+func (d *Driver) SweepTemp(ctx context.Context) (int, error) {
+	return tempfile.Sweep(os.TempDir(), spoolPrefix)
 }
 
 func (t *temp) Commit(ctx context.Context, sha string) error {

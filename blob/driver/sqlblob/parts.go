@@ -16,7 +16,7 @@ import (
 
 // PutPart writes the part's chunks like a temporary blob's, then in one transaction
 // records them as the part (replacing an earlier part under the key) and ends the
-// temporary, so a part is whole or absent and CleanTemp never takes it.
+// temporary, so a part is whole or absent and SweepTemp never takes it.
 func (d *Driver) PutPart(ctx context.Context, upload string, key int64, r io.Reader, size int64) error {
 	tw, err := d.Create(ctx)
 	if err != nil {

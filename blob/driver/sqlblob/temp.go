@@ -14,7 +14,7 @@ const cleanupTimeout = time.Minute
 
 var (
 	errFinished  = errors.New("temporary already committed or cancelled")
-	errReclaimed = errors.New("temporary upload was removed by CleanTemp before commit")
+	errReclaimed = errors.New("temporary upload was removed by SweepTemp before commit")
 )
 
 // temp is an upload: full chunks are rows under the upload's id, the last partial chunk
@@ -129,7 +129,7 @@ func (t *temp) Commit(ctx context.Context, sha256 string) error {
 	}
 	if !stored {
 		// Identical content is stored already. Should the discard fail, the upload is left
-		// for CleanTemp: the blob itself is safe.
+		// for SweepTemp: the blob itself is safe.
 		t.Cancel(ctx)
 		return nil
 	}

@@ -51,6 +51,7 @@ type Queue struct {
 	running  map[string]context.CancelFunc // by task pulp_id, the ID cancels name
 	waiters  map[int64]chan struct{}
 	workerID int64
+	worker   string // the worker row's pulp_id
 }
 
 // New creates a queue over db running the given functions by name.
@@ -147,6 +148,9 @@ func DispatchTx(ctx context.Context, tx *meta.Tx, s Spec) (Task, error) {
 	return GetByID(ctx, tx, id)
 }
 
+// Worker is the pulp_id of this process's worker row, once started.
+func (q *Queue) Worker() string { return q.worker }
+
 // Wake tells this process's workers to look for work.
 func (q *Queue) Wake() {
 	select {
@@ -185,11 +189,11 @@ func (q *Queue) claim(ctx context.Context) (Task, bool, error) {
 // Start registers this process as a worker and runs the workers, the heartbeat and the
 // maintenance loop (led by one worker process at a time) until ctx ends. Running tasks are cancelled and failed on shutdown.
 func (q *Queue) Start(ctx context.Context) error {
-	id, err := RegisterApp(ctx, q.db, q.opt.Name, q.opt.AppType)
+	app, err := RegisterApp(ctx, q.db, q.opt.Name, q.opt.AppType)
 	if err != nil {
 		return err
 	}
-	q.workerID = id
+	q.workerID, q.worker = app.ID, app.PulpID
 	// Other processes dispatch and cancel too: their notifications wake this one.
 	go q.db.Listen(ctx, q.opt.Logger, func(channel, payload string) {
 		switch channel {
@@ -424,12 +428,34 @@ func (q *Queue) beat(ctx context.Context) {
 	}
 }
 
+// The errors of tasks whose worker ended without finishing them.
+const (
+	missingFailed   = `{"description":"worker has gone missing: its lease expired while the task was running","traceback":""}`
+	missingCanceled = `{"description":"canceled; the worker went missing before it stopped","traceback":""}`
+	restartFailed   = `{"description":"the worker running the task restarted: its process ended before the task did","traceback":""}`
+	restartCanceled = `{"description":"canceled; the worker restarted before it stopped","traceback":""}`
+)
+
 // ExpireLeases fails running tasks (and cancels canceling ones) whose lease ended before
 // now, freeing their locks. It returns how many tasks it ended.
 func ExpireLeases(ctx context.Context, db *meta.DB, now int64) (int64, error) {
+	return endOrphans(ctx, db, now, `lease_until < ?`, now, missingFailed, missingCanceled)
+}
+
+// Restarted fails the running tasks (and cancels the canceling ones) of a worker whose
+// process has ended and been replaced (cmd/pith knows it from the worker slot the new
+// process took over), freeing their locks, without waiting for their leases. It returns
+// how many tasks it ended.
+func Restarted(ctx context.Context, db *meta.DB, worker string) (int64, error) {
+	return endOrphans(ctx, db, meta.Now(), `worker_id IN (SELECT id FROM workers WHERE pulp_id = ?)`, worker, restartFailed, restartCanceled)
+}
+
+// endOrphans ends the running and canceling tasks that match where (bound to arg) as
+// failed or canceled with the given errors, and frees their locks.
+func endOrphans(ctx context.Context, db *meta.DB, now int64, where string, arg any, failed, canceled string) (int64, error) {
 	var n int64
 	err := db.Tx(ctx, func(tx *meta.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT id, state FROM tasks WHERE state IN ('running', 'canceling') AND lease_until < ?`, now)
+		rows, err := tx.Query(ctx, `SELECT id, state FROM tasks WHERE state IN ('running', 'canceling') AND `+where, arg)
 		if err != nil {
 			return err
 		}
@@ -447,10 +473,13 @@ func ExpireLeases(ctx context.Context, db *meta.DB, now int64) (int64, error) {
 			dead = append(dead, r)
 		}
 		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
 		for _, r := range dead {
-			state, msg := Failed, `{"description":"worker has gone missing: its lease expired while the task was running","traceback":""}`
+			state, msg := Failed, failed
 			if r.state == Canceling {
-				state, msg = Canceled, `{"description":"canceled; the worker went missing before it stopped","traceback":""}`
+				state, msg = Canceled, canceled
 			}
 			if _, err := tx.Exec(ctx, `UPDATE tasks SET state = ?, error = ?, finished = ?, updated = ?, lease_until = NULL WHERE id = ?`, state, msg, now, now, r.id); err != nil {
 				return err

@@ -305,7 +305,7 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 			UploadProtection:      time.Duration(cfg.UploadProtectionMinutes) * time.Minute}); err != nil {
 			return err
 		}
-		if err := n.queue.Start(ctx); err != nil {
+		if err := startWorkers(ctx, cfg, n); err != nil {
 			return err
 		}
 	}
@@ -322,7 +322,7 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 		kinds = append(kinds, "content")
 	}
 	for _, kind := range kinds {
-		id, err := task.RegisterApp(ctx, n.db, fmt.Sprintf("%s-%d@%s", kind, os.Getpid(), host), kind)
+		app, err := task.RegisterApp(ctx, n.db, fmt.Sprintf("%s-%d@%s", kind, os.Getpid(), host), kind)
 		if err != nil {
 			return err
 		}
@@ -334,7 +334,7 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 				case <-ctx.Done():
 					return
 				case <-t.C:
-					task.Heartbeat(ctx, n.db, id)
+					task.Heartbeat(ctx, n.db, app.ID)
 				}
 			}
 		}()
@@ -370,6 +370,33 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 		}
 		return err
 	}
+}
+
+// startWorkers starts the task workers in the worker slot this process takes, first
+// failing the tasks the slot's previous holder (a process that ended) left running.
+// Without a slot (a data directory that takes no locks) they wait for their leases.
+func startWorkers(ctx context.Context, cfg config.Config, n *node) error {
+	s, err := takeSlot(cfg.Data)
+	if err != nil {
+		n.log.Warn("no worker slot: tasks a process of this worker left running fail when their lease ends", "err", err)
+	} else if s.previous != "" {
+		k, err := task.Restarted(ctx, n.db, s.previous)
+		if err != nil {
+			return fmt.Errorf("fail the tasks of the previous worker %s: %w", s.previous, err)
+		}
+		if k > 0 {
+			n.log.Warn("failed the tasks the previous process of this worker left running", "count", k, "worker", s.previous)
+		}
+	}
+	if err := n.queue.Start(ctx); err != nil {
+		return err
+	}
+	if s != nil {
+		if err := s.record(n.queue.Worker()); err != nil {
+			return fmt.Errorf("worker slot: %w", err)
+		}
+	}
+	return nil
 }
 
 // runRoles runs the given roles in this process. The single roles need PostgreSQL:

@@ -3,6 +3,7 @@ package meta_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -73,4 +74,34 @@ func TestAddChunk(t *testing.T) {
 			t.Errorf("chunk of a deleted upload: %v, want ErrNotFound", err)
 		}
 	})
+}
+
+// A database that has no room left is told apart from other failures.
+func TestIsFull(t *testing.T) {
+	err := full(t)
+	if !meta.IsFull(err) || meta.IsFull(errors.New("database or disk is full")) || meta.IsFull(nil) {
+		t.Errorf("IsFull(%v) = %v; only a real full database is full", err, meta.IsFull(err))
+	}
+}
+
+// full returns the error of a write to a SQLite database that may not grow.
+func full(t *testing.T) error {
+	t.Helper()
+	ctx := context.Background()
+	db := Open(t, filepath.Join(t.TempDir(), "pith.db"))
+	err := db.Tx(ctx, func(tx *meta.Tx) error {
+		if _, err := tx.Exec(ctx, `PRAGMA max_page_count = 1`); err != nil { // no more than it has
+			return err
+		}
+		for i := 0; i < 1000; i++ {
+			if _, err := meta.CreateUpload(ctx, tx, int64(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		t.Fatal("a database that may not grow took 1000 rows")
+	}
+	return err
 }

@@ -113,7 +113,7 @@ func (d *Driver) Stat(ctx context.Context, sha256 string) (blob.Info, error) {
 		return blob.Info{}, notFound(err)
 	}
 	if !fi.Mode().IsRegular() {
-		return blob.Info{}, fmt.Errorf("%s is not a regular file", p)
+		return blob.Info{}, errors.New("not a regular file")
 	}
 	return blob.Info{Size: fi.Size(), ModTime: fi.ModTime()}, nil
 }

@@ -17,7 +17,7 @@ func partKey(upload string, key int64) string {
 func (d *Driver) PutPart(ctx context.Context, upload string, key int64, r io.Reader, size int64) error {
 	_, err := d.c.PutObject(ctx, d.bucket, partKey(upload, key), r, size,
 		minio.PutObjectOptions{PartSize: d.part, ContentType: "application/octet-stream"})
-	return err
+	return full(err)
 }
 
 // OpenPart reads a part.

@@ -144,7 +144,7 @@ func (d *Driver) Create(ctx context.Context) (blob.Temp, error) {
 	}
 	f, err := tempfile.Create(os.TempDir(), spoolPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("local spool file: %w", err)
+		return nil, fmt.Errorf("local spool directory: %w", err)
 	}
 	return &temp{d: d, f: f}, nil
 }
@@ -155,6 +155,9 @@ func (t *temp) Write(p []byte) (int, error) {
 	}
 	n, err := t.f.Write(p)
 	t.n += int64(n)
+	if err != nil {
+		err = fmt.Errorf("local spool directory: %w", err)
+	}
 	return n, err
 }
 
@@ -190,9 +193,17 @@ func (t *temp) Commit(ctx context.Context, sha string) error {
 	_, err := t.d.c.PutObject(ctx, t.d.bucket, key(sha), t.f, t.n,
 		minio.PutObjectOptions{PartSize: t.d.part, NumThreads: 1, ContentType: "application/octet-stream"})
 	if err != nil {
-		return fmt.Errorf("upload %s: %w", key(sha), err)
+		return fmt.Errorf("upload %s: %w", key(sha), full(err))
 	}
 	return nil
+}
+
+// full marks the error of an object store that has no room left as blob.ErrFull.
+func full(err error) error {
+	if minio.ToErrorResponse(err).Code == "XMinioStorageFull" {
+		return fmt.Errorf("%w: %w", blob.ErrFull, err)
+	}
+	return err
 }
 
 func (t *temp) Cancel(ctx context.Context) error {

@@ -47,7 +47,7 @@ func (d *Driver) PutPart(ctx context.Context, upload string, key int64, r io.Rea
 		return err
 	})
 	if err != nil {
-		return err
+		return full(err)
 	}
 	t.done, t.buf = true, nil
 	return nil

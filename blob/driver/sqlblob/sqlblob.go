@@ -53,9 +53,17 @@ func (d *Driver) Create(ctx context.Context) (blob.Temp, error) {
 	var id int64
 	err := d.db.QueryRow(ctx, `INSERT INTO blob_uploads (created) VALUES (?) RETURNING id`, meta.Now()).Scan(&id)
 	if err != nil {
-		return nil, err
+		return nil, full(err)
 	}
 	return &temp{d: d, ctx: ctx, id: id}, nil
+}
+
+// full marks an error of a database that has no room left as blob.ErrFull.
+func full(err error) error {
+	if meta.IsFull(err) && !errors.Is(err, blob.ErrFull) {
+		return fmt.Errorf("%w: %w", blob.ErrFull, err)
+	}
+	return err
 }
 
 // object is a committed blob's row.

@@ -66,8 +66,8 @@ func (t *temp) Write(p []byte) (int, error) {
 func (t *temp) flush(ctx context.Context, chunk []byte) error {
 	_, err := t.d.db.Exec(ctx, `INSERT INTO blob_chunks (data_id, idx, data) VALUES (?, ?, ?)`, t.id, t.idx, chunk)
 	if err != nil {
-		t.err = err
-		return err
+		t.err = full(err)
+		return t.err
 	}
 	t.idx++
 	t.size += int64(len(chunk))
@@ -83,7 +83,7 @@ func (t *temp) Commit(ctx context.Context, sha256 string) error {
 	}
 	fail := func(err error) error {
 		t.Cancel(ctx)
-		return err
+		return full(err)
 	}
 	if err := blob.CheckDigest(sha256); err != nil {
 		return fail(err)

@@ -48,16 +48,15 @@ func Create(dir, prefix string) (*File, error) {
 		return nil, err
 	}
 	name := f.Name()
-	// Named as this host's only once locked. Where the filesystem takes no locks, the
-	// file keeps its first name, which sweeps leave alone until it is stale.
+	// Named as this host's only once locked. Where the filesystem takes no locks (or no
+	// links), the file keeps its first name, which sweeps leave alone until it is stale.
+	// A link, not a rename: a rename would replace a live writer's file of that name.
 	if lock(f) == nil {
 		ours := filepath.Join(dir, Pattern(prefix)+strings.TrimPrefix(filepath.Base(name), prefix))
-		if err := os.Rename(name, ours); err != nil {
-			f.Close()
+		if os.Link(name, ours) == nil {
 			os.Remove(name)
-			return nil, err
+			name = ours
 		}
-		name = ours
 	}
 	mu.Lock()
 	mine[name] = true

@@ -15,6 +15,9 @@ import (
 	"pith/blob/driver/tempfile"
 )
 
+// kept holds the live writer's file.
+var kept *tempfile.File
+
 // TestMain lets the test binary play a writer in a process of its own: one that crashes
 // (exits without finishing its file) or one that lives until killed.
 func TestMain(m *testing.M) {
@@ -26,7 +29,8 @@ func TestMain(m *testing.M) {
 		f.Write([]byte("half a blob"))
 		os.Stdout.WriteString(filepath.Base(f.Name()) + "\n")
 		if role == "live" {
-			select {} // until killed
+			kept = f                   // an unreachable file would be closed by its finalizer, dropping the lock
+			time.Sleep(24 * time.Hour) // until killed (select{} would die as a deadlock)
 		}
 		os.Exit(0) // a crash: the file is neither renamed nor removed
 	}

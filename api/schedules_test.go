@@ -1,10 +1,15 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"pith/blob"
+	"pith/blob/driver/tempfile"
 	"pith/content"
 	"pith/content/contenttest"
 	"pith/meta"
@@ -47,7 +52,7 @@ func TestTaskSchedulesAndUploadCleanup(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Run what the leader dispatches when the schedule is due.
-	if n, err := task.DispatchDue(ctx, e.DB, meta.Now()+time.Hour.Microseconds()); err != nil || n != 1 {
+	if n, err := task.DispatchDue(ctx, e.DB, meta.Now()+2*time.Minute.Microseconds()); err != nil || n != 1 {
 		t.Fatalf("dispatch due: %d %v", n, err)
 	}
 	_, sc = e.JSON("GET", sc["pulp_href"].(string), nil)
@@ -62,5 +67,48 @@ func TestTaskSchedulesAndUploadCleanup(t *testing.T) {
 	}
 	if n := e.Count("upload_chunks"); n != 1 {
 		t.Errorf("%d chunk rows left, want the fresh upload's 1", n)
+	}
+}
+
+// The temporary blob cleanup is always scheduled; what it dispatches removes the
+// temporary a writer that died left, and not the one a live writer writes.
+func TestTemporaryBlobCleanup(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if err := e.Core.SetSchedules(ctx, content.Schedules{}); err != nil {
+		t.Fatal(err)
+	}
+	code, page := e.JSON("GET", "/pulp/api/v3/task-schedules/?name=temporary%20blob%20cleanup", nil)
+	if code != 200 || page["count"].(float64) != 1 {
+		t.Fatalf("list: %d %v", code, page)
+	}
+	sc := page["results"].([]any)[0].(map[string]any)
+	if sc["task_name"] != "pith.app.tasks.blob.temp_cleanup" || sc["dispatch_interval"] != "01:00:00" {
+		t.Fatalf("schedule: %v", sc)
+	}
+	// A dead writer's temporary: named as this host's, locked by no one.
+	dead, err := os.CreateTemp(filepath.Join(e.Dir, "blobs", "tmp"), tempfile.Pattern("blob-")+"*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead.WriteString("half a blob")
+	dead.Close()
+	live, err := e.Store.NewWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live.Write(bytes.Repeat([]byte("live "), 100_000))
+	if n, err := task.DispatchDue(ctx, e.DB, meta.Now()+time.Hour.Microseconds()+1); err != nil || n != 1 {
+		t.Fatalf("dispatch due: %d %v", n, err)
+	}
+	_, sc = e.JSON("GET", sc["pulp_href"].(string), nil)
+	if tk := e.Wait(sc["last_task"].(string)); tk["state"] != "completed" {
+		t.Fatalf("cleanup task: %v", tk)
+	}
+	if _, err := os.Stat(dead.Name()); !os.IsNotExist(err) {
+		t.Errorf("the dead writer's temporary: %v, want it removed", err)
+	}
+	if _, err := live.Commit(ctx, blob.Expect{Size: -1}); err != nil {
+		t.Errorf("the live write after the cleanup: %v", err)
 	}
 }

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net/http"
@@ -85,7 +87,10 @@ var contentRange = regexp.MustCompile(`^bytes (\d+)-(\d+)/(\d+|\*)$`)
 
 // uploadChunk writes one chunk (PUT with Content-Range) at its offset. Chunks that
 // overlap a received one, or lie past the declared size, are refused before anything is
-// written.
+// written; the overlap is checked again in the transaction that records the chunk, so
+// of two overlapping chunks sent at once exactly one is recorded. Each chunk's bytes go
+// to a part of its own (a random key), so a refused chunk never replaces the bytes of
+// a recorded one; its part goes with the upload.
 func (s *Server) uploadChunk(w http.ResponseWriter, r *http.Request) error {
 	u, err := meta.UploadByPulpID(r.Context(), s.db, r.PathValue("id"))
 	if err != nil {
@@ -112,24 +117,19 @@ func (s *Server) uploadChunk(w http.ResponseWriter, r *http.Request) error {
 	if end >= u.Size {
 		return rest.Status(http.StatusBadRequest, "Content-Range %q: chunk ends past the upload's size of %d bytes", cr, u.Size)
 	}
-	chunks, err := meta.Chunks(r.Context(), s.db, u.ID)
-	if err != nil {
+	want := end - start + 1
+	chunk := meta.Chunk{Offset: start, Size: want, Part: partKey()}
+	if err := overlapping(cr, meta.Overlapping(r.Context(), s.db, u.ID, chunk)); err != nil {
 		return err
-	}
-	for _, c := range chunks {
-		if start < c.Offset+c.Size && c.Offset <= end {
-			return rest.Status(http.StatusBadRequest, "Content-Range %q overlaps the chunk already uploaded at bytes %d-%d", cr, c.Offset, c.Offset+c.Size-1)
-		}
 	}
 	var in uploadChunkIn
 	var sum string
-	want := end - start + 1
 	raw, err := rest.ReadBody(r, &in, func(name, filename string, body io.Reader) error {
 		if name != "file" {
 			return rest.BadField(name, "Unexpected file field.")
 		}
 		var err error
-		sum, err = s.core.Store.PutPart(r.Context(), u.PulpID, start, want, body)
+		sum, err = s.core.Store.PutPart(r.Context(), u.PulpID, chunk.Part, want, body)
 		var me *blob.MismatchError
 		if errors.As(err, &me) {
 			return rest.Status(http.StatusBadRequest, "chunk size differs from Content-Range %q (%d bytes): %s", cr, want, me.Error())
@@ -148,7 +148,7 @@ func (s *Server) uploadChunk(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := meta.AddChunk(r.Context(), s.db, u.ID, meta.Chunk{Offset: start, Size: want}); err != nil {
+	if err := overlapping(cr, meta.AddChunk(r.Context(), s.db, u.ID, chunk)); err != nil {
 		return err
 	}
 	u, err = meta.UploadByPulpID(r.Context(), s.db, u.PulpID)
@@ -156,6 +156,24 @@ func (s *Server) uploadChunk(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return rest.WriteOne(w, r, http.StatusOK, renderUpload(u))
+}
+
+// overlapping answers an overlap with the 400 a client sees for it, before the chunk's
+// bytes are read or after they were, alike; other errors pass unchanged.
+func overlapping(cr string, err error) error {
+	var oe *meta.OverlapError
+	if errors.As(err, &oe) {
+		c := oe.Received
+		return rest.Status(http.StatusBadRequest, "Content-Range %q overlaps the chunk already uploaded at bytes %d-%d", cr, c.Offset, c.Offset+c.Size-1)
+	}
+	return err
+}
+
+// partKey is a new random key for the part of a chunk.
+func partKey() int64 {
+	var b [8]byte
+	rand.Read(b[:])
+	return int64(binary.BigEndian.Uint64(b[:]) >> 1)
 }
 
 // uploadCommit checks that the chunks cover the upload exactly, verifies the whole

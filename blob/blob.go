@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -14,6 +17,11 @@ var ErrNotFound = errors.New("blob not found")
 
 // ErrInvalidDigest means a string is not a lower-case hex sha256.
 var ErrInvalidDigest = errors.New("invalid blob digest")
+
+// ErrFull means the storage has no room for a write. A driver wraps it around its own
+// error when its storage says so; a full disk (ENOSPC) or quota (EDQUOT) is found
+// without. A *DriverError of a full storage matches it with errors.Is.
+var ErrFull = errors.New("no space left")
 
 // Digests are a blob's size and checksums; digests outside the store's allowed set are empty.
 type Digests struct {
@@ -66,7 +74,9 @@ func (e *MismatchError) Error() string {
 	return fmt.Sprintf("%s mismatch: expected %s, got %s", e.What, e.Want, e.Got)
 }
 
-// DriverError names the driver, operation and digest of a failure.
+// DriverError names the driver, operation and digest of a failure. Its message names
+// files by their base name only: where a storage keeps its files on the server is no
+// business of the clients and task errors that show it.
 type DriverError struct {
 	Driver string
 	Op     string
@@ -75,13 +85,54 @@ type DriverError struct {
 }
 
 func (e *DriverError) Error() string {
-	if e.Digest == "" {
-		return fmt.Sprintf("blob driver %s: %s: %v", e.Driver, e.Op, e.Err)
+	msg := pathless(e.Err)
+	if e.Full() {
+		return fmt.Sprintf("the %s blob storage is full: %s: %s", Storage(e.Driver), e.Op, msg)
 	}
-	return fmt.Sprintf("blob driver %s: %s %s: %v", e.Driver, e.Op, e.Digest, e.Err)
+	if e.Digest == "" {
+		return fmt.Sprintf("blob driver %s: %s: %s", e.Driver, e.Op, msg)
+	}
+	return fmt.Sprintf("blob driver %s: %s %s: %s", e.Driver, e.Op, e.Digest, msg)
 }
 
 func (e *DriverError) Unwrap() error { return e.Err }
+
+// Full reports whether the storage had no room for the operation.
+func (e *DriverError) Full() bool {
+	return errors.Is(e.Err, ErrFull) || errors.Is(e.Err, syscall.ENOSPC) || errors.Is(e.Err, syscall.EDQUOT)
+}
+
+// Is makes a full storage's error match ErrFull.
+func (e *DriverError) Is(target error) bool { return target == ErrFull && e.Full() }
+
+// Storage names a driver's storage for people: "filesystem" for fs.
+func Storage(driver string) string {
+	switch driver {
+	case "fs":
+		return "filesystem"
+	case "inmem":
+		return "in-memory"
+	}
+	return driver
+}
+
+// pathless is err's message with the paths of the files it names cut to their base name.
+func pathless(err error) string {
+	msg := err.Error()
+	var pe *os.PathError
+	if errors.As(err, &pe) && filepath.IsAbs(pe.Path) {
+		msg = strings.ReplaceAll(msg, pe.Path, filepath.Base(pe.Path))
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		for _, p := range []string{le.Old, le.New} {
+			if filepath.IsAbs(p) {
+				msg = strings.ReplaceAll(msg, p, filepath.Base(p))
+			}
+		}
+	}
+	return msg
+}
 
 // Info describes a stored blob.
 type Info struct {
@@ -119,17 +170,31 @@ type Driver interface {
 
 // Stager is a Driver that also holds the chunks of uploads in progress (parts) beside
 // the blobs, so that every process sharing the storage can take a chunk of an upload
-// and commit it. A store whose driver is no Stager refuses chunked uploads
-// (ErrNoStaging).
+// and commit it. A part is named by its upload and a key the caller chooses (pith
+// chooses a new random key for each chunk it receives, so a chunk refused after its
+// bytes were stored never replaces the part of one that was recorded). A store whose
+// driver is no Stager refuses chunked uploads (ErrNoStaging).
 type Stager interface {
-	// PutPart stores exactly size bytes of r as the part of upload at offset, replacing
+	// PutPart stores exactly size bytes of r as the upload's part under key, replacing
 	// one stored there; r yields exactly size bytes (the Store checks). A part is visible
 	// only once PutPart returned nil.
-	PutPart(ctx context.Context, upload string, offset int64, r io.Reader, size int64) error
+	PutPart(ctx context.Context, upload string, key int64, r io.Reader, size int64) error
 	// OpenPart reads a part; a missing one gives an error matching ErrNotFound.
-	OpenPart(ctx context.Context, upload string, offset int64) (io.ReadCloser, error)
+	OpenPart(ctx context.Context, upload string, key int64) (io.ReadCloser, error)
 	// DeleteParts removes every part of an upload; an upload without parts is fine.
 	DeleteParts(ctx context.Context, upload string) error
+}
+
+// Sweeper is a Driver whose writes leave temporaries behind when their process dies (a
+// crash, a kill, a power cut): SweepTemp removes those. Pith sweeps when a process
+// starts and on the maintenance schedule; drivers whose temporaries die with their
+// process (inmem) are no Sweepers.
+type Sweeper interface {
+	// SweepTemp removes the temporaries whose writer is gone and returns how many it
+	// removed. It never removes one that a live writer, in this process or another, still
+	// writes; how it tells is the driver's own (a lock the writer holds, or an age no
+	// write lasts).
+	SweepTemp(ctx context.Context) (int, error)
 }
 
 // URLOptions shape the response to a presigned URL.

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -93,6 +95,36 @@ func TestDigestsJSON(t *testing.T) {
 	for name, v := range map[string]string{"md5": "m", "sha1": "1", "sha224": "2", "sha256": "3", "sha384": "4", "sha512": "5", "crc32": ""} {
 		if got := back.Get(name); got != v {
 			t.Errorf("Get(%q) = %q, want %q", name, got, v)
+		}
+	}
+}
+
+// A driver error says which storage failed and whether it is full, never where the
+// storage keeps its files on the server.
+func TestDriverErrorMessages(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		err  *blob.DriverError
+		want string
+		full bool
+	}{
+		{&blob.DriverError{Driver: "fs", Op: "write", Err: &os.PathError{Op: "write", Path: "/srv/pith/blobs/tmp/blob-1", Err: syscall.ENOSPC}},
+			"the filesystem blob storage is full: write: write blob-1: no space left on device", true},
+		{&blob.DriverError{Driver: "fs", Op: "put part", Err: &os.PathError{Op: "write", Path: "/srv/pith/blobs/parts/u/.tmp-1", Err: syscall.EDQUOT}},
+			"the filesystem blob storage is full: put part: write .tmp-1: disk quota exceeded", true},
+		{&blob.DriverError{Driver: "fs", Op: "commit", Digest: empty, Err: &os.LinkError{Op: "rename", Old: "/srv/pith/blobs/tmp/blob-1", New: "/srv/pith/blobs/artifact/e3/b0", Err: syscall.EACCES}},
+			"blob driver fs: commit " + empty + ": rename blob-1 b0: permission denied", false},
+		{&blob.DriverError{Driver: "database", Op: "write", Err: fmt.Errorf("%w: %w", blob.ErrFull, errors.New("database or disk is full (13)"))},
+			"the database blob storage is full: write: no space left: database or disk is full (13)", true},
+		{&blob.DriverError{Driver: "s3", Op: "open", Digest: empty, Err: errors.New("connection refused")},
+			"blob driver s3: open " + empty + ": connection refused", false},
+	} {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("message %q, want %q", got, c.want)
+		}
+		var err error = fmt.Errorf("store a file: %w", c.err)
+		if errors.Is(err, blob.ErrFull) != c.full || c.err.Full() != c.full {
+			t.Errorf("%q: full = %v, want %v", c.want, errors.Is(err, blob.ErrFull), c.full)
 		}
 	}
 }

@@ -11,6 +11,6 @@
 //   - errors from a driver are wrapped in *DriverError naming the driver, operation and
 //     digest; a missing blob always matches errors.Is(err, ErrNotFound).
 //
-// Drivers are small (Driver, Temp); optional capabilities (Redirector, Pather) are found by
-// type assertion. Package drivertest holds the one conformance suite every driver passes.
+// Drivers are small (Driver, Temp); optional capabilities (Redirector, Pather, Stager,
+// Sweeper) are found by type assertion. Package drivertest holds the one conformance suite every driver passes.
 package blob

@@ -37,15 +37,15 @@ func checkUpload(upload string) error {
 	return nil
 }
 
-// PutPart stores the size bytes r yields as a part of an upload in progress and returns
-// their sha256. A source that yields fewer or more bytes stores nothing and gives a
-// *MismatchError on "size".
-func (s *Store) PutPart(ctx context.Context, upload string, offset, size int64, r io.Reader) (string, error) {
+// PutPart stores the size bytes r yields as the part of an upload in progress under key
+// and returns their sha256. A source that yields fewer or more bytes stores nothing and
+// gives a *MismatchError on "size".
+func (s *Store) PutPart(ctx context.Context, upload string, key, size int64, r io.Reader) (string, error) {
 	if err := checkUpload(upload); err != nil {
 		return "", err
 	}
-	if offset < 0 || size < 0 {
-		return "", fmt.Errorf("blob put part: offset %d, size %d: must not be negative", offset, size)
+	if key < 0 || size < 0 {
+		return "", fmt.Errorf("blob put part: key %d, size %d: must not be negative", key, size)
 	}
 	st, err := s.stager()
 	if err != nil {
@@ -53,7 +53,7 @@ func (s *Store) PutPart(ctx context.Context, upload string, offset, size int64, 
 	}
 	h := sha256.New()
 	er := &exactReader{r: ctxReader{ctx, r}, left: size, h: h}
-	if err := st.PutPart(ctx, upload, offset, er, size); err != nil {
+	if err := st.PutPart(ctx, upload, key, er, size); err != nil {
 		if er.err != nil {
 			return "", er.err
 		}
@@ -65,8 +65,8 @@ func (s *Store) PutPart(ctx context.Context, upload string, offset, size int64, 
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// OpenPart reads a part of an upload in progress.
-func (s *Store) OpenPart(ctx context.Context, upload string, offset int64) (io.ReadCloser, error) {
+// OpenPart reads the part of an upload in progress stored under key.
+func (s *Store) OpenPart(ctx context.Context, upload string, key int64) (io.ReadCloser, error) {
 	if err := checkUpload(upload); err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (s *Store) OpenPart(ctx context.Context, upload string, offset int64) (io.R
 	if err != nil {
 		return nil, err
 	}
-	r, err := st.OpenPart(ctx, upload, offset)
+	r, err := st.OpenPart(ctx, upload, key)
 	if err != nil {
 		return nil, s.fail("open part", "", err)
 	}

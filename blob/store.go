@@ -351,6 +351,20 @@ func (s *Store) Delete(ctx context.Context, sha256 string) error {
 	return nil
 }
 
+// SweepTemp removes the temporaries that writers which died left in the storage
+// (blob.Sweeper) and returns how many; a driver that leaves none sweeps nothing.
+func (s *Store) SweepTemp(ctx context.Context) (int, error) {
+	sw, ok := s.driver.(Sweeper)
+	if !ok {
+		return 0, nil
+	}
+	n, err := sw.SweepTemp(ctx)
+	if err != nil {
+		return n, s.fail("sweep temporaries", "", err)
+	}
+	return n, nil
+}
+
 // Walk visits every committed blob. An error from fn stops the walk and is returned as is.
 func (s *Store) Walk(ctx context.Context, fn func(sha256 string, info Info) error) error {
 	var fnErr error

@@ -142,6 +142,7 @@ func (c *Core) Tasks() map[string]task.Func {
 		OrphanTask:        c.runOrphans,
 		PurgeTask:         c.runPurge,
 		UploadCleanupTask: c.runUploadCleanup,
+		TempCleanupTask:   c.runTempCleanup,
 		BulkModifyTask:    c.runBulkModify,
 	}
 	for _, t := range c.types {

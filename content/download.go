@@ -37,7 +37,11 @@ func (s *tempSink) Write(p []byte) (int, error) {
 		return 0, tooLarge(s.limit)
 	}
 	s.h.Write(p)
-	return s.f.Write(p)
+	n, err := s.f.Write(p)
+	if err != nil {
+		err = tempFailed(err)
+	}
+	return n, err
 }
 
 func tooLarge(limit int64) error {
@@ -153,8 +157,18 @@ func Refetch(ctx context.Context, db *meta.DB, store *blob.Store, f meta.FileRef
 func TempFile() (*os.File, error) {
 	f, err := os.CreateTemp("", "pith-metadata-*")
 	if err != nil {
-		return nil, err
+		return nil, tempFailed(err)
 	}
 	os.Remove(f.Name())
 	return f, nil
+}
+
+// tempFailed says that staging in the temporary directory failed and why (a full disk),
+// without the file's path on the server: task errors show it to clients.
+func tempFailed(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return fmt.Errorf("stage a download in the temporary directory: %w", err)
 }

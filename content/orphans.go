@@ -18,7 +18,12 @@ const (
 	PurgeTask         = "pulpcore.app.tasks.purge.purge"
 	CommitTask        = "pulpcore.app.tasks.upload.commit"
 	UploadCleanupTask = "pith.app.tasks.upload.cleanup"
+	TempCleanupTask   = "pith.app.tasks.blob.temp_cleanup"
 )
+
+// tempCleanupInterval is how often the maintenance schedule sweeps the blob storage's
+// temporaries (each process also sweeps when it starts).
+const tempCleanupInterval = time.Hour
 
 // OrphanArgs are the arguments of the orphan cleanup task.
 type OrphanArgs struct {
@@ -112,6 +117,16 @@ func (c *Core) runPurge(ctx context.Context, r *task.Run) error {
 	return nil
 }
 
+// runTempCleanup removes the temporaries that writers which died left in the blob
+// storage (blob.Sweeper); the driver tells them from live writes.
+func (c *Core) runTempCleanup(ctx context.Context, r *task.Run) error {
+	n, err := c.Store.SweepTemp(ctx)
+	p := r.Progress("clean-up.temporaries", "Clean up temporary files of writes that never ended", int64(n))
+	p.Add(int64(n))
+	p.Finish(err)
+	return err
+}
+
 // Schedules are the maintenance schedules a process's settings ask for; 0 leaves a
 // task unscheduled.
 type Schedules struct {
@@ -122,7 +137,8 @@ type Schedules struct {
 }
 
 // SetSchedules records the maintenance schedules (orphan cleanup, task purge, upload
-// cleanup); the maintenance leader dispatches them. A setting of 0 removes its schedule.
+// cleanup, and always the temporary blob cleanup); the maintenance leader dispatches
+// them. A setting of 0 removes its schedule.
 func (c *Core) SetSchedules(ctx context.Context, s Schedules) error {
 	every := func(protection time.Duration) time.Duration {
 		if protection <= 0 {
@@ -140,6 +156,7 @@ func (c *Core) SetSchedules(ctx context.Context, s Schedules) error {
 			PurgeArgs{OlderThanMins: int64(s.TaskProtection / time.Minute), States: []string{task.Completed, task.Failed, task.Canceled, task.Skipped}},
 			every(s.TaskProtection)},
 		{"upload cleanup", UploadCleanupTask, CleanupArgs{OlderThanMins: int64(s.UploadProtection / time.Minute)}, every(s.UploadProtection)},
+		{"temporary blob cleanup", TempCleanupTask, struct{}{}, tempCleanupInterval},
 	}
 	for _, x := range sets {
 		if err := task.SetSchedule(ctx, c.DB, x.name, x.task, x.args, x.interval); err != nil {

@@ -202,3 +202,63 @@ func TestObjectStorageDown(t *testing.T) {
 		t.Errorf("artifacts %d → %d: a row was written for a blob that was never stored", len(arts), len(now))
 	}
 }
+
+// `pith serve` killed in the middle of a sync and started again on the same data
+// directory: the sync is failed at once as interrupted by the restart (the lease is far
+// longer than the test), its lock is free for the next sync, and the half-written blob
+// the killed process left is removed at start; a live write of another process in the
+// same blob directory survives another process's start.
+func TestRestartDuringSync(t *testing.T) {
+	fx := fixtures(t)
+	data := t.TempDir()
+	lease := []string{"--task-lease-seconds", "3600"}
+	s := startPithOn(t, data, "", lease...)
+	c := newCLI(t, s)
+	c.run("file", "remote", "create", "--name", "slow", "--url", fx+"/slow/PULP_MANIFEST")
+	c.run("file", "remote", "create", "--name", "puppet", "--url", fx+"/file-katello-puppet/PULP_MANIFEST")
+	c.run("file", "repository", "create", "--name", "r", "--remote", "slow")
+	c.run("-b", "file", "repository", "sync", "--name", "r")
+	tmp := filepath.Join(data, "blobs", "tmp")
+	var running []entity
+	var temps []os.DirEntry
+	deadline := time.Now().Add(30 * time.Second)
+	for len(running) == 0 || len(temps) == 0 {
+		c.json(&running, "task", "list", "--name-contains", "synchronize", "--state", "running")
+		temps, _ = os.ReadDir(tmp)
+		if time.Now().After(deadline) {
+			t.Fatalf("the sync never started writing: running %v, temporaries %v", running, temps)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	sync := running[0].str("pulp_href")
+
+	// Another installation on the same blob directory starts and sweeps: the live write
+	// stays, and the sync goes on.
+	startPith(t, "", "--storage", filepath.Join(data, "blobs"))
+	if left, _ := os.ReadDir(tmp); len(left) != len(temps) {
+		t.Fatalf("another process's start took a live write: temporaries %v, then %v", temps, left)
+	}
+	var tk entity
+	if c.json(&tk, "task", "show", "--href", sync); tk.str("state") != "running" {
+		t.Fatalf("the sync after another process started: %v", tk)
+	}
+
+	if err := s.proc.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	s.proc.Wait()
+	s = startPithOn(t, data, "", lease...)
+	c = newCLI(t, s)
+	if c.json(&tk, "task", "show", "--href", sync); tk.str("state") != "failed" || !strings.Contains(toJSON(tk["error"]), "restarted") {
+		t.Fatalf("the interrupted sync once pith started again: %s %v; want failed by the restart", tk.str("state"), tk["error"])
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporaries of the killed process left after the start: %v", left)
+	}
+	c.run("file", "repository", "sync", "--name", "r", "--remote", "puppet")
+	var versions []entity
+	c.json(&versions, "file", "repository", "version", "list", "--repository", "r")
+	if len(versions) != 2 || presentCount(versions[0]) == 0 {
+		t.Errorf("versions after the next sync: %v", versions)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -71,7 +72,8 @@ type server struct {
 	content string // the content app's origin
 	data    string
 	caFile  string // with HTTPS: the PEM file of the CA of pith's certificate
-	log     *bytes.Buffer
+	log     *logBuffer
+	proc    *exec.Cmd   // the `pith serve` process
 	workers []*exec.Cmd // worker processes of a split installation
 }
 
@@ -86,10 +88,35 @@ func (s *server) client() *http.Client {
 	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 }
 
+// logBuffer gathers the output of pith processes; tests read it while they write.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // startPith runs `pith serve` on a fresh data directory and database until the test ends.
 func startPith(t *testing.T, database string, extra ...string) *server {
 	t.Helper()
-	s := &server{addr: freePort(t), data: t.TempDir(), log: &bytes.Buffer{}}
+	return startPithOn(t, t.TempDir(), database, extra...)
+}
+
+// startPithOn runs `pith serve` on a data directory until the test ends; database ""
+// is the data directory's own SQLite file.
+func startPithOn(t *testing.T, data, database string, extra ...string) *server {
+	t.Helper()
+	s := &server{addr: freePort(t), data: data, log: &logBuffer{}}
 	s.url = "http://" + s.addr
 	s.content = s.url
 	args := append([]string{"--data", s.data, "--workers", "2"}, extra...)
@@ -98,7 +125,7 @@ func startPith(t *testing.T, database string, extra ...string) *server {
 		newKeyFile(t, s.data)
 		args = append(args, "--database", database)
 	}
-	s.start(t, append([]string{"serve", "--listen", s.addr}, args...)...)
+	s.proc = s.start(t, append([]string{"serve", "--listen", s.addr}, args...)...)
 	waitReady(t, s, s.url+"/pulp/api/v3/status/")
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -113,7 +140,7 @@ func startPith(t *testing.T, database string, extra ...string) *server {
 // host), one content app and two workers.
 func startSplit(t *testing.T, database string, extra ...string) *server {
 	t.Helper()
-	s := &server{addr: freePort(t), data: t.TempDir(), log: &bytes.Buffer{}}
+	s := &server{addr: freePort(t), data: t.TempDir(), log: &logBuffer{}}
 	s.url = "http://" + s.addr
 	contentAddr := freePort(t)
 	s.content = "http://" + contentAddr

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -33,7 +32,7 @@ func TestServeTLS(t *testing.T) {
 	certFile, keyFile := serverCA.Server(t, "127.0.0.1").Write(t, dir, "server")
 	aliceCert, aliceKey := clientCA.Client(t, "alice").Write(t, dir, "alice")
 	malloryCert, malloryKey := otherCA.Client(t, "mallory").Write(t, dir, "mallory")
-	s := &server{addr: freePort(t), data: t.TempDir(), log: &bytes.Buffer{}, caFile: serverCA.Write(t, dir, "ca.pem")}
+	s := &server{addr: freePort(t), data: t.TempDir(), log: &logBuffer{}, caFile: serverCA.Write(t, dir, "ca.pem")}
 	s.url = "https://" + s.addr
 	s.content = s.url
 	s.start(t, "serve", "--listen", s.addr, "--data", s.data, "--workers", "2",

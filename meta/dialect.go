@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Dialect isolates the differences between SQLite and PostgreSQL.
@@ -91,6 +93,17 @@ func (d Dialect) retryable(err error) bool {
 	}
 	s := err.Error()
 	return strings.Contains(s, "SQLITE_BUSY") || strings.Contains(s, "database is locked")
+}
+
+// IsFull reports whether err says the database has no room left: SQLite's "database or
+// disk is full", PostgreSQL's disk_full.
+func IsFull(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "53100"
+	}
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL
 }
 
 // IsUniqueViolation reports whether err is a unique-constraint violation.

@@ -3,6 +3,7 @@ package meta
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 )
 
@@ -20,7 +21,20 @@ type Upload struct {
 type Chunk struct {
 	Offset int64
 	Size   int64
+	Part   int64 // the key of the part holding its bytes in the blob storage
 }
+
+// OverlapError says that a chunk overlaps one the upload has received already.
+type OverlapError struct {
+	Received Chunk
+}
+
+func (e *OverlapError) Error() string {
+	return fmt.Sprintf("the chunk overlaps the chunk already uploaded at bytes %d-%d", e.Received.Offset, e.Received.Offset+e.Received.Size-1)
+}
+
+// Unwrap makes an overlap a conflict.
+func (e *OverlapError) Unwrap() error { return ErrConflict }
 
 const uploadCols = "u.id, u.pulp_id, u.size, u.completed, u.created, u.updated"
 
@@ -54,7 +68,8 @@ func ListUploads(ctx context.Context, q Querier, l List) ([]Upload, int64, error
 
 // Chunks lists the received ranges of an upload in offset order.
 func Chunks(ctx context.Context, q Querier, uploadID int64) ([]Chunk, error) {
-	rows, err := q.Query(ctx, `SELECT offset_bytes, size FROM upload_chunks WHERE upload_id = ? ORDER BY offset_bytes`, uploadID)
+	rows, err := q.Query(ctx, `SELECT offset_bytes, size, COALESCE(part, offset_bytes) FROM upload_chunks
+		WHERE upload_id = ? ORDER BY offset_bytes`, uploadID)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +77,7 @@ func Chunks(ctx context.Context, q Querier, uploadID int64) ([]Chunk, error) {
 	var out []Chunk
 	for rows.Next() {
 		var c Chunk
-		if err := rows.Scan(&c.Offset, &c.Size); err != nil {
+		if err := rows.Scan(&c.Offset, &c.Size, &c.Part); err != nil {
 			return nil, err
 		}
 		out = append(out, c)
@@ -70,13 +85,52 @@ func Chunks(ctx context.Context, q Querier, uploadID int64) ([]Chunk, error) {
 	return out, rows.Err()
 }
 
-// AddChunk records a received range.
-func AddChunk(ctx context.Context, q Querier, uploadID int64, c Chunk) error {
-	_, err := q.Exec(ctx, `INSERT INTO upload_chunks (upload_id, offset_bytes, size) VALUES (?, ?, ?)`, uploadID, c.Offset, c.Size)
-	if IsUniqueViolation(err) {
-		return fmt.Errorf("a chunk at offset %d was already uploaded: %w", c.Offset, ErrConflict)
+// Overlapping returns an *OverlapError if c overlaps a chunk the upload has received.
+func Overlapping(ctx context.Context, q Querier, uploadID int64, c Chunk) error {
+	var got Chunk
+	err := q.QueryRow(ctx, `SELECT offset_bytes, size, COALESCE(part, offset_bytes) FROM upload_chunks
+		WHERE upload_id = ? AND offset_bytes < ? AND offset_bytes + size > ? ORDER BY offset_bytes LIMIT 1`,
+		uploadID, c.Offset+max(c.Size, 1), c.Offset).Scan(&got.Offset, &got.Size, &got.Part)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return fmt.Errorf("chunks of upload %d: %w", uploadID, err)
 	}
-	return err
+	return &OverlapError{Received: got}
+}
+
+// AddChunk records a received range if it overlaps none the upload has, checked in the
+// transaction that records it: of two overlapping chunks recorded at once, exactly one
+// is, the other gets an *OverlapError. The transactions of one upload serialize on its
+// row (locked first on PostgreSQL; SQLite's transactions take the write lock as they
+// begin). An upload deleted meanwhile gives ErrNotFound.
+func AddChunk(ctx context.Context, db *DB, uploadID int64, c Chunk) error {
+	lock := ""
+	if db.Dialect() == Postgres {
+		lock = " FOR UPDATE"
+	}
+	return db.Tx(ctx, func(tx *Tx) error {
+		var id int64
+		err := tx.QueryRow(ctx, `SELECT id FROM uploads WHERE id = ?`+lock, uploadID).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("upload %d: %w", uploadID, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("lock upload %d: %w", uploadID, err)
+		}
+		if err := Overlapping(ctx, tx, uploadID, c); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO upload_chunks (upload_id, offset_bytes, size, part) VALUES (?, ?, ?, ?)`,
+			uploadID, c.Offset, c.Size, c.Part); err != nil {
+			if IsUniqueViolation(err) { // two empty chunks at one offset
+				return fmt.Errorf("a chunk at offset %d was already uploaded: %w", c.Offset, ErrConflict)
+			}
+			return fmt.Errorf("record chunk at byte %d of upload %d: %w", c.Offset, uploadID, err)
+		}
+		return nil
+	})
 }
 
 // CompleteUpload marks an upload committed.

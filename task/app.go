@@ -20,17 +20,24 @@ type App struct {
 	CurrentTask   *string
 }
 
-// RegisterApp records a process by name and type, returning its key.
-func RegisterApp(ctx context.Context, db *meta.DB, name, appType string) (int64, error) {
+// RegisterApp records a starting process by name and type and returns its row. Every
+// start gets a row of its own, so the tasks of one process are never taken for another's:
+// an older row of the same name (a process that ended, whose pid this one reuses, or one
+// on another host of the same name) is renamed "<name>#<id>" first.
+func RegisterApp(ctx context.Context, db *meta.DB, name, appType string) (App, error) {
 	now := meta.Now()
-	var id int64
-	err := db.QueryRow(ctx, `INSERT INTO workers (pulp_id, name, app_type, created, last_heartbeat) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (name) DO UPDATE SET last_heartbeat = excluded.last_heartbeat RETURNING id`,
-		meta.NewID(), name, appType, now, now).Scan(&id)
+	a := App{PulpID: meta.NewID(), Name: name, Type: appType, Created: now, LastHeartbeat: now}
+	err := db.Tx(ctx, func(tx *meta.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE workers SET name = name || '#' || id WHERE name = ?`, name); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `INSERT INTO workers (pulp_id, name, app_type, created, last_heartbeat) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+			a.PulpID, name, appType, now, now).Scan(&a.ID)
+	})
 	if err != nil {
-		return 0, fmt.Errorf("register %s %s: %w", appType, name, err)
+		return App{}, fmt.Errorf("register %s %s: %w", appType, name, err)
 	}
-	return id, nil
+	return a, nil
 }
 
 // Heartbeat renews an app's registration.

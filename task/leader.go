@@ -81,7 +81,7 @@ func (q *Queue) maintain(ctx context.Context) {
 }
 
 func (q *Queue) maintenance(ctx context.Context, now int64) {
-	if n, err := ExpireLeases(ctx, q.db, now); err != nil && ctx.Err() == nil {
+	if n, err := q.expireLeases(ctx, now); err != nil && ctx.Err() == nil {
 		q.opt.Logger.Error("lease expiry failed", "err", err)
 	} else if n > 0 {
 		q.opt.Logger.Warn("failed tasks whose worker went missing", "count", n)

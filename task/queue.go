@@ -9,11 +9,12 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"pith/meta"
-	"pith/secret"
 )
 
 // Func is the work of a task. It returns nil on success; an error fails the task with
@@ -50,8 +51,12 @@ type Queue struct {
 
 	mu       sync.Mutex
 	running  map[string]context.CancelFunc // by task pulp_id, the ID cancels name
+	held     map[int64]bool                // tasks claimed and not yet finished, by key
 	waiters  map[int64]chan struct{}
 	workerID int64
+	worker   string // the worker row's pulp_id
+
+	stalled atomic.Int32 // final writes waiting for the store to take writes again
 }
 
 // New creates a queue over db running the given functions by name.
@@ -75,7 +80,8 @@ func New(db *meta.DB, funcs map[string]Func, opt Options) *Queue {
 	if opt.AppType == "" {
 		opt.AppType = "worker"
 	}
-	return &Queue{db: db, funcs: funcs, opt: opt, wake: make(chan struct{}, 1), running: map[string]context.CancelFunc{}, waiters: map[int64]chan struct{}{}}
+	return &Queue{db: db, funcs: funcs, opt: opt, wake: make(chan struct{}, 1), running: map[string]context.CancelFunc{},
+		held: map[int64]bool{}, waiters: map[int64]chan struct{}{}}
 }
 
 // Dispatch stores a new waiting task and wakes a worker.
@@ -152,6 +158,9 @@ func DispatchTx(ctx context.Context, tx *meta.Tx, s Spec) (Task, error) {
 	return GetByID(ctx, tx, id)
 }
 
+// Worker is the pulp_id of this process's worker row, once started.
+func (q *Queue) Worker() string { return q.worker }
+
 // Wake tells this process's workers to look for work.
 func (q *Queue) Wake() {
 	select {
@@ -190,11 +199,11 @@ func (q *Queue) claim(ctx context.Context) (Task, bool, error) {
 // Start registers this process as a worker and runs the workers, the heartbeat and the
 // maintenance loop (led by one worker process at a time) until ctx ends. Running tasks are cancelled and failed on shutdown.
 func (q *Queue) Start(ctx context.Context) error {
-	id, err := RegisterApp(ctx, q.db, q.opt.Name, q.opt.AppType)
+	app, err := RegisterApp(ctx, q.db, q.opt.Name, q.opt.AppType)
 	if err != nil {
 		return err
 	}
-	q.workerID = id
+	q.workerID, q.worker = app.ID, app.PulpID
 	// Other processes dispatch and cancel too: their notifications wake this one.
 	go q.db.Listen(ctx, q.opt.Logger, func(channel, payload string) {
 		switch channel {
@@ -216,15 +225,21 @@ func (q *Queue) work(ctx context.Context) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
-		t, ok, err := q.claim(ctx)
-		if err != nil && ctx.Err() == nil {
-			q.opt.Logger.Error("task claim failed", "err", err)
-		}
-		if ok {
-			q.run(ctx, t)
-			// There may be more; pass the wake-up on to a sibling as well.
-			q.Wake()
-			continue
+		// While the outcome of a task cannot be written, a new task could not be either.
+		ok := false
+		if q.stalled.Load() == 0 {
+			var t Task
+			var err error
+			t, ok, err = q.claim(ctx)
+			if err != nil && ctx.Err() == nil {
+				q.opt.Logger.Error("task claim failed", "err", err)
+			}
+			if ok {
+				q.run(ctx, t)
+				// There may be more; pass the wake-up on to a sibling as well.
+				q.Wake()
+				continue
+			}
 		}
 		timer.Reset(q.opt.Poll)
 		select {
@@ -234,87 +249,6 @@ func (q *Queue) work(ctx context.Context) {
 		case <-timer.C:
 		}
 	}
-}
-
-func (q *Queue) run(parent context.Context, t Task) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
-	q.mu.Lock()
-	q.running[t.PulpID] = cancel
-	q.mu.Unlock()
-	stop := context.AfterFunc(parent, cancel)
-	defer func() {
-		stop()
-		cancel()
-		q.mu.Lock()
-		delete(q.running, t.PulpID)
-		q.mu.Unlock()
-	}()
-	r := &Run{Task: t, DB: q.db, q: q, ctx: context.WithoutCancel(ctx)}
-	fn := q.funcs[t.Name]
-	var err error
-	if fn == nil {
-		err = fmt.Errorf("no task function named %q in this process", t.Name)
-	} else {
-		err = safely(ctx, fn, r)
-	}
-	r.flush(context.WithoutCancel(ctx))
-	state, errJSON := Completed, ""
-	if err != nil {
-		state = Failed
-		if ctx.Err() != nil {
-			state = Canceled
-			if parent.Err() != nil {
-				state = Failed
-				err = fmt.Errorf("worker shut down while the task ran: %w", err)
-			}
-		}
-		// An error may quote a URL with credentials (a remote's, an upstream redirect's).
-		desc := secret.Redact(err.Error())
-		b, _ := json.Marshal(map[string]string{"description": desc, "traceback": ""})
-		errJSON = string(b)
-		q.opt.Logger.Info("task ended", "task", t.PulpID, "name", t.Name, "state", state, "err", desc)
-	}
-	if ferr := q.finish(context.WithoutCancel(ctx), t.ID, state, errJSON, r.result); ferr != nil {
-		q.opt.Logger.Error("task finish failed", "task", t.PulpID, "err", ferr)
-	}
-}
-
-func safely(ctx context.Context, fn Func, r *Run) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("task panicked: %v", p)
-		}
-	}()
-	return fn(ctx, r)
-}
-
-// finish records a final state and frees the task's locks.
-func (q *Queue) finish(ctx context.Context, id int64, state, errJSON string, result json.RawMessage) error {
-	var errVal, resVal any
-	if errJSON != "" {
-		errVal = errJSON
-	}
-	if result != nil {
-		resVal = string(result)
-	}
-	err := q.db.Tx(ctx, func(tx *meta.Tx) error {
-		// A cancel request that arrived while the task was completing still wins only if
-		// the function saw it; otherwise the real outcome is recorded.
-		if _, err := tx.Exec(ctx, `UPDATE tasks SET state = ?, finished = ?, updated = ?, error = ?, result = ?, lease_until = NULL WHERE id = ?`,
-			state, meta.Now(), meta.Now(), errVal, resVal, id); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `DELETE FROM task_locks WHERE task_id = ?`, id)
-		return err
-	})
-	q.mu.Lock()
-	if ch, ok := q.waiters[id]; ok {
-		close(ch)
-		delete(q.waiters, id)
-	}
-	q.mu.Unlock()
-	q.Wake()
-	return err
 }
 
 // WaitBriefly waits up to max for a task this process runs to finish. The API uses it so
@@ -420,23 +354,73 @@ func (q *Queue) heartbeat(ctx context.Context) {
 	}
 }
 
+// beat renews the leases of the tasks this process holds (running, or ended with their
+// outcome not yet written), and no others: a task of this worker that no function and no
+// final write of this process holds any more is left to its lease.
 func (q *Queue) beat(ctx context.Context) {
 	now := meta.Now()
-	if _, err := q.db.Exec(ctx, `UPDATE tasks SET lease_until = ? WHERE worker_id = ? AND state IN ('running', 'canceling')`,
-		now+q.opt.Lease.Microseconds(), q.workerID); err != nil && ctx.Err() == nil {
-		q.opt.Logger.Error("task lease renewal failed", "err", err)
+	q.mu.Lock()
+	args := []any{now + q.opt.Lease.Microseconds(), q.workerID}
+	for id := range q.held {
+		args = append(args, id)
+	}
+	q.mu.Unlock()
+	if n := len(args) - 2; n > 0 {
+		if _, err := q.db.Exec(ctx, `UPDATE tasks SET lease_until = ? WHERE worker_id = ? AND state IN ('running', 'canceling')
+			AND id IN (?`+strings.Repeat(", ?", n-1)+`)`, args...); err != nil && ctx.Err() == nil {
+			q.opt.Logger.Error("task lease renewal failed", "err", err)
+		}
 	}
 	if _, err := q.db.Exec(ctx, `UPDATE workers SET last_heartbeat = ? WHERE id = ?`, now, q.workerID); err != nil && ctx.Err() == nil {
 		q.opt.Logger.Error("worker heartbeat failed", "err", err)
 	}
 }
 
+// The errors of tasks whose worker ended without finishing them.
+const (
+	missingFailed   = `{"description":"worker has gone missing: its lease expired while the task was running","traceback":""}`
+	missingCanceled = `{"description":"canceled; the worker went missing before it stopped","traceback":""}`
+	restartFailed   = `{"description":"the worker running the task restarted: its process ended before the task did","traceback":""}`
+	restartCanceled = `{"description":"canceled; the worker restarted before it stopped","traceback":""}`
+)
+
 // ExpireLeases fails running tasks (and cancels canceling ones) whose lease ended before
 // now, freeing their locks. It returns how many tasks it ended.
 func ExpireLeases(ctx context.Context, db *meta.DB, now int64) (int64, error) {
+	return endOrphans(ctx, db, now, `lease_until < ?`, []any{now}, missingFailed, missingCanceled)
+}
+
+// expireLeases is ExpireLeases but for the tasks this process holds: their worker is not
+// missing, only unable to write (their leases lapse while the store takes no writes),
+// and their outcome is written as soon as it can be.
+func (q *Queue) expireLeases(ctx context.Context, now int64) (int64, error) {
+	args := []any{now}
+	q.mu.Lock()
+	for id := range q.held {
+		args = append(args, id)
+	}
+	q.mu.Unlock()
+	where := `lease_until < ?`
+	if len(args) > 1 {
+		where += ` AND id NOT IN (?` + strings.Repeat(", ?", len(args)-2) + `)`
+	}
+	return endOrphans(ctx, q.db, now, where, args, missingFailed, missingCanceled)
+}
+
+// Restarted fails the running tasks (and cancels the canceling ones) of a worker whose
+// process has ended and been replaced (cmd/pith knows it from the worker slot the new
+// process took over), freeing their locks, without waiting for their leases. It returns
+// how many tasks it ended.
+func Restarted(ctx context.Context, db *meta.DB, worker string) (int64, error) {
+	return endOrphans(ctx, db, meta.Now(), `worker_id IN (SELECT id FROM workers WHERE pulp_id = ?)`, []any{worker}, restartFailed, restartCanceled)
+}
+
+// endOrphans ends the running and canceling tasks that match where (bound to args) as
+// failed or canceled with the given errors, and frees their locks.
+func endOrphans(ctx context.Context, db *meta.DB, now int64, where string, args []any, failed, canceled string) (int64, error) {
 	var n int64
 	err := db.Tx(ctx, func(tx *meta.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT id, state FROM tasks WHERE state IN ('running', 'canceling') AND lease_until < ?`, now)
+		rows, err := tx.Query(ctx, `SELECT id, state FROM tasks WHERE state IN ('running', 'canceling') AND `+where, args...)
 		if err != nil {
 			return err
 		}
@@ -454,10 +438,13 @@ func ExpireLeases(ctx context.Context, db *meta.DB, now int64) (int64, error) {
 			dead = append(dead, r)
 		}
 		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
 		for _, r := range dead {
-			state, msg := Failed, `{"description":"worker has gone missing: its lease expired while the task was running","traceback":""}`
+			state, msg := Failed, failed
 			if r.state == Canceling {
-				state, msg = Canceled, `{"description":"canceled; the worker went missing before it stopped","traceback":""}`
+				state, msg = Canceled, canceled
 			}
 			if _, err := tx.Exec(ctx, `UPDATE tasks SET state = ?, error = ?, finished = ?, updated = ?, lease_until = NULL WHERE id = ?`, state, msg, now, now, r.id); err != nil {
 				return err

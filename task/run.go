@@ -46,7 +46,7 @@ func (r *Run) Args(v any) error {
 func (r *Run) Queue() *Queue { return r.q }
 
 // Created records a resource the task created (an href). It is saved with the progress
-// (at most twice a second) and always before the task is marked finished, so a client
+// (at most twice a second) and in the write that marks the task finished, so a client
 // that sees the task completed sees everything it created; a task that creates
 // thousands of versions does not rewrite its row for each.
 func (r *Run) Created(href string) {
@@ -54,7 +54,7 @@ func (r *Run) Created(href string) {
 	r.created = append(r.created, href)
 	r.dirty = true
 	r.mu.Unlock()
-	r.save(r.ctx, false)
+	r.save(r.ctx)
 }
 
 // SetResult sets the task's result value (Pulp's `result`).
@@ -85,7 +85,7 @@ func (r *Run) Progress(code, message string, total int64) *Progress {
 	r.reports = append(r.reports, p)
 	r.dirty = true
 	r.mu.Unlock()
-	r.save(r.ctx, false)
+	r.save(r.ctx)
 	return p
 }
 
@@ -95,7 +95,7 @@ func (p *Progress) Add(n int64) {
 	p.rep.Done += n
 	p.run.dirty = true
 	p.run.mu.Unlock()
-	p.run.save(p.run.ctx, false)
+	p.run.save(p.run.ctx)
 }
 
 // SetTotal sets the total once it is known.
@@ -115,35 +115,35 @@ func (p *Progress) Finish(err error) {
 	}
 	p.run.dirty = true
 	p.run.mu.Unlock()
-	p.run.save(p.run.ctx, false)
+	p.run.save(p.run.ctx)
 }
 
-// save writes progress and created resources, at most every half second unless forced.
-func (r *Run) save(ctx context.Context, force bool) {
+// save writes progress and created resources, at most every half second; the final
+// write of the task records them whole.
+func (r *Run) save(ctx context.Context) {
 	r.mu.Lock()
-	if !r.dirty || (!force && time.Since(r.lastSave) < 500*time.Millisecond) {
+	if !r.dirty || time.Since(r.lastSave) < 500*time.Millisecond {
 		r.mu.Unlock()
 		return
 	}
+	r.dirty = false
+	r.lastSave = time.Now()
+	r.mu.Unlock()
+	progress, created := r.snapshot()
+	if r.DB != nil {
+		r.DB.Exec(ctx, `UPDATE tasks SET progress = ?, created_resources = ?, updated = ? WHERE id = ?`, progress, created, meta.Now(), r.Task.ID)
+	}
+}
+
+// snapshot is the progress reports and the created resources, as stored (JSON).
+func (r *Run) snapshot() (progress, created string) {
+	r.mu.Lock()
 	reps := make([]ProgressReport, len(r.reports))
 	for i, p := range r.reports {
 		reps[i] = p.rep
 	}
-	created := append([]string{}, r.created...)
-	r.dirty = false
-	r.lastSave = time.Now()
+	cj, _ := json.Marshal(append([]string{}, r.created...))
 	r.mu.Unlock()
 	pj, _ := json.Marshal(reps)
-	cj, _ := json.Marshal(created)
-	if r.DB != nil {
-		r.DB.Exec(ctx, `UPDATE tasks SET progress = ?, created_resources = ?, updated = ? WHERE id = ?`, string(pj), string(cj), meta.Now(), r.Task.ID)
-	}
-}
-
-// flush saves whatever is pending; running reports end in the task's final state.
-func (r *Run) flush(ctx context.Context) {
-	r.mu.Lock()
-	r.dirty = true
-	r.mu.Unlock()
-	r.save(ctx, true)
+	return string(pj), string(cj)
 }

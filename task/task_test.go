@@ -273,3 +273,51 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// The tasks a worker left running when its process ended are failed at once when its
+// successor says it restarted, their locks freed; other workers' tasks stay.
+func TestRestarted(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *meta.DB) {
+		ctx := context.Background()
+		old, err := task.RegisterApp(ctx, db, "1@host", "worker")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A process that reuses the name gets a row of its own.
+		other, err := task.RegisterApp(ctx, db, "1@host", "worker")
+		if err != nil || other.ID == old.ID {
+			t.Fatalf("second registration: %+v, %v; want a row of its own", other, err)
+		}
+		q := task.New(db, nil, task.Options{})
+		claim := func(worker int64, state string) task.Task {
+			t.Helper()
+			tk, err := q.Dispatch(ctx, task.Spec{Name: "sync", Exclusive: []string{fmt.Sprintf("/repo/%d/", worker)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(ctx, `UPDATE tasks SET state = ?, worker_id = ?, started = ?, lease_until = ? WHERE id = ?`,
+				state, worker, meta.Now(), meta.Now()+time.Hour.Microseconds(), tk.ID); err != nil {
+				t.Fatal(err)
+			}
+			return tk
+		}
+		running, canceling, others := claim(old.ID, task.Running), claim(old.ID, task.Canceling), claim(other.ID, task.Running)
+		if n, err := task.Restarted(ctx, db, old.PulpID); n != 2 || err != nil {
+			t.Fatalf("restarted ended %d tasks, %v; want 2", n, err)
+		}
+		if tk, _ := task.Get(ctx, db, running.PulpID); tk.State != task.Failed || !contains(string(tk.Error), "the worker running the task restarted") {
+			t.Errorf("running task: %s %s", tk.State, tk.Error)
+		}
+		if tk, _ := task.Get(ctx, db, canceling.PulpID); tk.State != task.Canceled {
+			t.Errorf("canceling task: %s", tk.State)
+		}
+		if tk, _ := task.Get(ctx, db, others.PulpID); tk.State != task.Running {
+			t.Errorf("the other worker's task: %s", tk.State)
+		}
+		var locks int
+		db.QueryRow(ctx, `SELECT count(*) FROM task_locks`).Scan(&locks)
+		if locks != 1 {
+			t.Errorf("%d locks left, want the other worker's task's", locks)
+		}
+	})
+}

@@ -389,7 +389,7 @@ func (e *Env) StoreUpload(ctx context.Context, u meta.Upload, field string, want
 	}
 	defer bw.Cancel(ctx)
 	for _, c := range chunks {
-		pr, err := e.Store.OpenPart(ctx, u.PulpID, c.Offset)
+		pr, err := e.Store.OpenPart(ctx, u.PulpID, c.Part)
 		if err != nil {
 			return blob.Digests{}, fmt.Errorf("upload %s: chunk at byte %d: %w", u.PulpID, c.Offset, err)
 		}

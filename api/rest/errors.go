@@ -86,11 +86,19 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		WriteJSON(w, http.StatusNotFound, map[string]string{"detail": "Not found."})
 	case errors.Is(err, meta.ErrConflict):
 		WriteJSON(w, http.StatusBadRequest, map[string][]string{"non_field_errors": {err.Error()}})
+	case errors.As(err, &de) && de.Full():
+		// 507 says what happened; the client may retry once room is made. Where the
+		// storage lives is the log's business, not the client's.
+		slog.Error("blob storage full", "method", r.Method, "path", r.URL.Path, "err", err)
+		WriteJSON(w, http.StatusInsufficientStorage, map[string]string{"detail": fmt.Sprintf("the %s blob storage is full", blob.Storage(de.Driver))})
+	case meta.IsFull(err):
+		slog.Error("metadata database full", "method", r.Method, "path", r.URL.Path, "err", err)
+		WriteJSON(w, http.StatusInsufficientStorage, map[string]string{"detail": "the metadata database is full"})
 	case errors.As(err, &de) && !errors.Is(err, blob.ErrNotFound):
-		// The object store or disk is down: a 503 the client can retry, naming the driver
+		// The object store or disk is down: a 503 the client can retry, naming the storage
 		// (the error itself, with its paths and addresses, goes to the log).
 		slog.Error("blob storage unavailable", "method", r.Method, "path", r.URL.Path, "correlation_id", CorrelationID(r.Context()), "err", err)
-		WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"detail": fmt.Sprintf("the %s blob storage is unavailable; try again later", de.Driver)})
+		WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"detail": fmt.Sprintf("the %s blob storage is unavailable; try again later", blob.Storage(de.Driver))})
 	case errors.Is(err, meta.ErrInUse):
 		WriteJSON(w, http.StatusConflict, map[string]string{"detail": err.Error()})
 	default:

@@ -22,6 +22,7 @@ func Run(t *testing.T, newDriver func(t *testing.T) blob.Driver) {
 	runDriver(t, newDriver)
 	runStore(t, newDriver)
 	runParts(t, newDriver)
+	runSweepKeeps(t, newDriver)
 }
 
 // Bench measures storing distinct blobs of size bytes through a Store over d; each blob

@@ -446,6 +446,13 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 	if err := ensureAdmin(ctx, n.db, n.log); err != nil {
 		return err
 	}
+	// Temporaries of writes that a process which died never ended (the maintenance
+	// schedule sweeps them too, hourly).
+	if k, err := n.store.SweepTemp(ctx); err != nil {
+		n.log.Warn("sweeping temporary blobs failed", "err", err)
+	} else if k > 0 {
+		n.log.Info("removed temporary blobs of writes that never ended", "count", k)
+	}
 	if r.worker {
 		if err := n.core.SetSchedules(ctx, content.Schedules{OrphanProtection: cfg.OrphanProtection(),
 			OrphanCleanupInterval: time.Duration(cfg.OrphanCleanupIntervalMinutes) * time.Minute,
@@ -453,7 +460,7 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 			UploadProtection:      time.Duration(cfg.UploadProtectionMinutes) * time.Minute}); err != nil {
 			return err
 		}
-		if err := n.queue.Start(ctx); err != nil {
+		if err := startWorkers(ctx, cfg, n); err != nil {
 			return err
 		}
 	}
@@ -470,7 +477,7 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 		kinds = append(kinds, "content")
 	}
 	for _, kind := range kinds {
-		id, err := task.RegisterApp(ctx, n.db, fmt.Sprintf("%s-%d@%s", kind, os.Getpid(), host), kind)
+		app, err := task.RegisterApp(ctx, n.db, fmt.Sprintf("%s-%d@%s", kind, os.Getpid(), host), kind)
 		if err != nil {
 			return err
 		}
@@ -482,7 +489,7 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 				case <-ctx.Done():
 					return
 				case <-t.C:
-					task.Heartbeat(ctx, n.db, id)
+					task.Heartbeat(ctx, n.db, app.ID)
 				}
 			}
 		}()
@@ -511,6 +518,33 @@ func runNode(ctx context.Context, cfg config.Config, n *node, r roles) error {
 			"https", n.tls != nil, "workers", r.worker, "database", n.db.Dialect().String(), "data", cfg.Data)
 	}
 	return n.serveHTTP(ctx, cfg, eps)
+}
+
+// startWorkers starts the task workers in the worker slot this process takes, first
+// failing the tasks the slot's previous holder (a process that ended) left running.
+// Without a slot (a data directory that takes no locks) they wait for their leases.
+func startWorkers(ctx context.Context, cfg config.Config, n *node) error {
+	s, err := takeSlot(cfg.Data)
+	if err != nil {
+		n.log.Warn("no worker slot: tasks a process of this worker left running fail when their lease ends", "err", err)
+	} else if s.previous != "" {
+		k, err := task.Restarted(ctx, n.db, s.previous)
+		if err != nil {
+			return fmt.Errorf("fail the tasks of the previous worker %s: %w", s.previous, err)
+		}
+		if k > 0 {
+			n.log.Warn("failed the tasks the previous process of this worker left running", "count", k, "worker", s.previous)
+		}
+	}
+	if err := n.queue.Start(ctx); err != nil {
+		return err
+	}
+	if s != nil {
+		if err := s.record(n.queue.Worker()); err != nil {
+			return fmt.Errorf("worker slot: %w", err)
+		}
+	}
+	return nil
 }
 
 // runRoles runs the given roles in this process. The single roles need PostgreSQL:

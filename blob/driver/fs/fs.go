@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"pith/blob"
+	"pith/blob/driver/tempfile"
 )
 
 const (
@@ -22,8 +22,9 @@ const (
 )
 
 var (
-	_ blob.Driver = (*Driver)(nil)
-	_ blob.Stager = (*Driver)(nil)
+	_ blob.Driver  = (*Driver)(nil)
+	_ blob.Stager  = (*Driver)(nil)
+	_ blob.Sweeper = (*Driver)(nil)
 )
 
 // Driver stores blobs in a directory tree. It is safe for concurrent use, also by several
@@ -81,7 +82,7 @@ func (d *Driver) Create(ctx context.Context) (blob.Temp, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Join(d.root, tmpDir), tmpPrefix+"*")
+	f, err := tempfile.Create(filepath.Join(d.root, tmpDir), tmpPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func (d *Driver) Stat(ctx context.Context, sha256 string) (blob.Info, error) {
 		return blob.Info{}, notFound(err)
 	}
 	if !fi.Mode().IsRegular() {
-		return blob.Info{}, fmt.Errorf("%s is not a regular file", p)
+		return blob.Info{}, errors.New("not a regular file")
 	}
 	return blob.Info{Size: fi.Size(), ModTime: fi.ModTime()}, nil
 }
@@ -165,29 +166,27 @@ func (d *Driver) Walk(ctx context.Context, fn func(sha256 string, info blob.Info
 	return nil
 }
 
-// CleanTemp removes temporaries last modified more than olderThan ago: those a crashed
-// writer left behind. olderThan must exceed the longest write, or live writes are lost.
-func (d *Driver) CleanTemp(olderThan time.Duration) error {
-	dir := filepath.Join(d.root, tmpDir)
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("blob fs: clean temporaries: %w", err)
+// SweepTemp removes the temporaries (of blobs in root/tmp, of parts beside them) whose
+// writer is gone: a live writer, in this process or another, holds a lock on its file,
+// and the kernel drops it when the writer dies (package tempfile).
+func (d *Driver) SweepTemp(ctx context.Context) (int, error) {
+	n, err := tempfile.Sweep(filepath.Join(d.root, tmpDir), tmpPrefix)
+	errs := []error{err}
+	ups, err := os.ReadDir(filepath.Join(d.root, partsDir))
+	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
+		errs = append(errs, err)
 	}
-	cutoff := time.Now().Add(-olderThan)
-	var errs []error
-	for _, e := range es {
-		fi, err := e.Info()
-		if err != nil || !fi.Mode().IsRegular() || !fi.ModTime().Before(cutoff) {
-			continue
+	for _, u := range ups {
+		if err := ctx.Err(); err != nil {
+			return n, err
 		}
-		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, iofs.ErrNotExist) {
+		if u.IsDir() {
+			k, err := tempfile.Sweep(filepath.Join(d.root, partsDir, u.Name()), partTmpPrefix)
+			n += k
 			errs = append(errs, err)
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("blob fs: clean temporaries: %w", err)
-	}
-	return nil
+	return n, errors.Join(errs...)
 }
 
 // Usage reports the filesystem's total, used and free bytes (for status).

@@ -2,18 +2,16 @@ package fs_test
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"pith/blob"
 	"pith/blob/driver/fs"
+	"pith/blob/driver/tempfile"
 	"pith/blob/drivertest"
 )
 
@@ -107,49 +105,33 @@ func TestWalkSkipsStrays(t *testing.T) {
 	}
 }
 
-func TestCleanTemp(t *testing.T) {
+// What a writer whose process died leaves: a temporary named as this host's (its writer
+// held the lock), of a blob and of a part, that no process holds locked any more.
+func TestSweep(t *testing.T) {
 	t.Parallel()
-	d := newDriver(t)
-	sha := put(t, d, "kept")
-	tmp := filepath.Join(d.Root(), "tmp")
-	old, fresh := filepath.Join(tmp, "blob-old"), filepath.Join(tmp, "blob-fresh")
-	for _, p := range []string{old, fresh} {
-		if err := os.WriteFile(p, []byte("crash leftover"), 0o600); err != nil {
-			t.Fatal(err)
+	drivertest.RunSweep(t, func(t *testing.T) blob.Driver { return newDriver(t) }, func(t *testing.T, d blob.Driver) func() bool {
+		root := d.(*fs.Driver).Root()
+		part := filepath.Join(root, "parts", "0b6a4c1e")
+		os.MkdirAll(part, 0o750)
+		var left []string
+		for dir, prefix := range map[string]string{filepath.Join(root, "tmp"): "blob-", part: ".tmp-"} {
+			f, err := os.CreateTemp(dir, tempfile.Pattern(prefix)+"*")
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("half written")
+			f.Close()
+			left = append(left, f.Name())
 		}
-	}
-	past := time.Now().Add(-2 * time.Hour)
-	if err := os.Chtimes(old, past, past); err != nil {
-		t.Fatal(err)
-	}
-	// A live writer's temporary is fresh and must survive.
-	live, err := d.Create(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer live.Cancel(t.Context())
-	live.Write([]byte("in flight"))
-
-	if err := d.CleanTemp(time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(old); !os.IsNotExist(err) {
-		t.Errorf("old temporary: %v, want it removed", err)
-	}
-	if _, err := os.Stat(fresh); err != nil {
-		t.Errorf("fresh temporary: %v, want it kept", err)
-	}
-	if err := live.Commit(t.Context(), blobSHA("in flight")); err != nil {
-		t.Errorf("commit of a live write after CleanTemp: %v", err)
-	}
-	if _, err := d.Stat(t.Context(), sha); err != nil {
-		t.Errorf("committed blob after CleanTemp: %v", err)
-	}
-}
-
-func blobSHA(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
+		return func() bool {
+			for _, p := range left {
+				if _, err := os.Stat(p); !os.IsNotExist(err) {
+					return false
+				}
+			}
+			return true
+		}
+	})
 }
 
 func TestNewErrors(t *testing.T) {

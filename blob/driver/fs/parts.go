@@ -7,34 +7,37 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"pith/blob/driver/tempfile"
 )
 
-const partsDir = "parts"
+const (
+	partsDir      = "parts"
+	partTmpPrefix = ".tmp-"
+)
 
-func (d *Driver) partPath(upload string, offset int64) string {
-	return filepath.Join(d.root, partsDir, upload, strconv.FormatInt(offset, 10))
+func (d *Driver) partPath(upload string, key int64) string {
+	return filepath.Join(d.root, partsDir, upload, strconv.FormatInt(key, 10))
 }
 
 // PutPart writes the part to a temporary file beside it, syncs it and renames it into
 // place, so a part is whole or absent.
-func (d *Driver) PutPart(ctx context.Context, upload string, offset int64, r io.Reader, size int64) error {
+func (d *Driver) PutPart(ctx context.Context, upload string, key int64, r io.Reader, size int64) error {
 	dir := filepath.Join(d.root, partsDir, upload)
 	if err := os.MkdirAll(dir, dirMode); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
+	f, err := tempfile.Create(dir, partTmpPrefix)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	_, err = io.Copy(f, r)
 	if err == nil {
 		err = f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil {
-		err = os.Rename(f.Name(), d.partPath(upload, offset))
+		err = os.Rename(f.Name(), d.partPath(upload, key))
 	}
 	if err != nil {
 		os.Remove(f.Name())
@@ -43,8 +46,8 @@ func (d *Driver) PutPart(ctx context.Context, upload string, offset int64, r io.
 }
 
 // OpenPart opens a part's file.
-func (d *Driver) OpenPart(ctx context.Context, upload string, offset int64) (io.ReadCloser, error) {
-	f, err := os.Open(d.partPath(upload, offset))
+func (d *Driver) OpenPart(ctx context.Context, upload string, key int64) (io.ReadCloser, error) {
+	f, err := os.Open(d.partPath(upload, key))
 	if err != nil {
 		return nil, notFound(err)
 	}

@@ -6,12 +6,15 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
+
+	"pith/blob/driver/tempfile"
 )
 
-// temp is a file in root/tmp, renamed into place on commit.
+// temp is a file in root/tmp, renamed into place on commit. It stays open (and locked)
+// until it is renamed or removed, so a sweep never takes it.
 type temp struct {
 	d    *Driver
-	f    *os.File
+	f    *tempfile.File
 	done bool
 }
 
@@ -48,17 +51,16 @@ func (t *temp) Commit(ctx context.Context, sha256 string) error {
 	if err == nil {
 		err = t.f.Sync()
 	}
-	if cerr := t.f.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil {
 		err = t.place(name, dst)
 	}
 	if err != nil {
 		os.Remove(name)
-		return err
 	}
-	return nil
+	if cerr := t.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // place renames a synced file to dst and makes the rename durable. A concurrent commit of
@@ -90,7 +92,7 @@ func (t *temp) Cancel(ctx context.Context) error {
 		return nil
 	}
 	t.done = true
-	t.f.Close()
+	defer t.f.Close()
 	if err := os.Remove(t.f.Name()); err != nil && !errors.Is(err, iofs.ErrNotExist) {
 		return err
 	}

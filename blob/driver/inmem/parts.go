@@ -9,7 +9,7 @@ import (
 )
 
 // PutPart keeps a copy of the part.
-func (d *Driver) PutPart(ctx context.Context, upload string, offset int64, r io.Reader, size int64) error {
+func (d *Driver) PutPart(ctx context.Context, upload string, key int64, r io.Reader, size int64) error {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return err
@@ -19,15 +19,15 @@ func (d *Driver) PutPart(ctx context.Context, upload string, offset int64, r io.
 	if d.parts[upload] == nil {
 		d.parts[upload] = map[int64][]byte{}
 	}
-	d.parts[upload][offset] = data
+	d.parts[upload][key] = data
 	return nil
 }
 
 // OpenPart reads a part.
-func (d *Driver) OpenPart(ctx context.Context, upload string, offset int64) (io.ReadCloser, error) {
+func (d *Driver) OpenPart(ctx context.Context, upload string, key int64) (io.ReadCloser, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	data, ok := d.parts[upload][offset]
+	data, ok := d.parts[upload][key]
 	if !ok {
 		return nil, blob.ErrNotFound
 	}

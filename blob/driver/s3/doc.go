@@ -4,7 +4,7 @@
 // under its digest, when it commits: one PUT for a blob up to a part (8 MiB by default),
 // a multipart upload one part at a time beyond; nothing when the bucket has the blob
 // already. So a failed or mismatched write never reaches the bucket, and memory holds at
-// most one part whatever the blob's size. Chunks of uploads in progress are objects at
-// parts/<upload>/<offset>. The driver hands out presigned URLs (blob.Redirector), so the
+// most one part whatever the blob's size; a spool file a crashed process left is removed
+// by SweepTemp. Chunks of uploads in progress are objects at parts/<upload>/<key>. The driver hands out presigned URLs (blob.Redirector), so the
 // content app can redirect clients to the object store.
 package s3

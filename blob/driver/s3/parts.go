@@ -8,21 +8,21 @@ import (
 	"github.com/minio/minio-go/v7"
 )
 
-func partKey(upload string, offset int64) string {
-	return "parts/" + upload + "/" + strconv.FormatInt(offset, 10)
+func partKey(upload string, key int64) string {
+	return "parts/" + upload + "/" + strconv.FormatInt(key, 10)
 }
 
 // PutPart uploads the part as one object of known size (S3 makes it visible whole or
 // not at all).
-func (d *Driver) PutPart(ctx context.Context, upload string, offset int64, r io.Reader, size int64) error {
-	_, err := d.c.PutObject(ctx, d.bucket, partKey(upload, offset), r, size,
+func (d *Driver) PutPart(ctx context.Context, upload string, key int64, r io.Reader, size int64) error {
+	_, err := d.c.PutObject(ctx, d.bucket, partKey(upload, key), r, size,
 		minio.PutObjectOptions{PartSize: d.part, ContentType: "application/octet-stream"})
-	return err
+	return full(err)
 }
 
 // OpenPart reads a part.
-func (d *Driver) OpenPart(ctx context.Context, upload string, offset int64) (io.ReadCloser, error) {
-	k := partKey(upload, offset)
+func (d *Driver) OpenPart(ctx context.Context, upload string, key int64) (io.ReadCloser, error) {
+	k := partKey(upload, key)
 	if _, err := d.c.StatObject(ctx, d.bucket, k, minio.StatObjectOptions{}); err != nil {
 		return nil, notFound(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"pith/blob"
+	"pith/blob/driver/tempfile"
 )
 
 // Config locates a bucket.
@@ -68,8 +69,9 @@ func redact(raw string) string {
 }
 
 var (
-	_ blob.Driver = (*Driver)(nil)
-	_ blob.Stager = (*Driver)(nil)
+	_ blob.Driver  = (*Driver)(nil)
+	_ blob.Stager  = (*Driver)(nil)
+	_ blob.Sweeper = (*Driver)(nil)
 )
 
 // Driver stores blobs in a bucket.
@@ -127,19 +129,22 @@ func notFound(err error) error {
 // has it already. A small blob is one PUT; nothing half-written ever reaches the bucket.
 type temp struct {
 	d     *Driver
-	f     *os.File
+	f     *tempfile.File
 	n     int64
 	ended bool // committed or cancelled
 }
+
+// spoolPrefix begins the names of the spool files in $TMPDIR.
+const spoolPrefix = "pith-s3-"
 
 // Create starts a temporary object in the local temporary directory ($TMPDIR).
 func (d *Driver) Create(ctx context.Context) (blob.Temp, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp("", "pith-s3-*")
+	f, err := tempfile.Create(os.TempDir(), spoolPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("local spool file: %w", err)
+		return nil, fmt.Errorf("local spool directory: %w", err)
 	}
 	return &temp{d: d, f: f}, nil
 }
@@ -150,12 +155,23 @@ func (t *temp) Write(p []byte) (int, error) {
 	}
 	n, err := t.f.Write(p)
 	t.n += int64(n)
+	if err != nil {
+		err = fmt.Errorf("local spool directory: %w", err)
+	}
 	return n, err
 }
 
+// remove deletes the spool file, then closes it (which drops its lock).
 func (t *temp) remove() {
-	t.f.Close()
 	os.Remove(t.f.Name())
+	t.f.Close()
+}
+
+// SweepTemp removes the spool files in this host's $TMPDIR whose writer is gone (a live
+// writer holds a lock on its file; see package tempfile). Each host sweeps its own when
+// a process starts; the maintenance schedule sweeps the host it runs on.
+func (d *Driver) SweepTemp(ctx context.Context) (int, error) {
+	return tempfile.Sweep(os.TempDir(), spoolPrefix)
 }
 
 func (t *temp) Commit(ctx context.Context, sha string) error {
@@ -177,9 +193,17 @@ func (t *temp) Commit(ctx context.Context, sha string) error {
 	_, err := t.d.c.PutObject(ctx, t.d.bucket, key(sha), t.f, t.n,
 		minio.PutObjectOptions{PartSize: t.d.part, NumThreads: 1, ContentType: "application/octet-stream"})
 	if err != nil {
-		return fmt.Errorf("upload %s: %w", key(sha), err)
+		return fmt.Errorf("upload %s: %w", key(sha), full(err))
 	}
 	return nil
+}
+
+// full marks the error of an object store that has no room left as blob.ErrFull.
+func full(err error) error {
+	if minio.ToErrorResponse(err).Code == "XMinioStorageFull" {
+		return fmt.Errorf("%w: %w", blob.ErrFull, err)
+	}
+	return err
 }
 
 func (t *temp) Cancel(ctx context.Context) error {

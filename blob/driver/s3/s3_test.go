@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"pith/blob"
+	"pith/blob/driver/tempfile"
 	"pith/blob/drivertest"
 	"pith/internal/tests3"
 )
@@ -34,6 +35,20 @@ func newDriverAt(t testing.TB, url string) *Driver {
 
 func TestConformance(t *testing.T) {
 	drivertest.Run(t, func(t *testing.T) blob.Driver { return newDriver(t) })
+}
+
+// What a process that died while spooling a write leaves: a spool file named as this
+// host's that no process holds locked.
+func TestSweep(t *testing.T) {
+	drivertest.RunSweep(t, func(t *testing.T) blob.Driver { return newDriver(t) }, func(t *testing.T, d blob.Driver) func() bool {
+		f, err := os.CreateTemp("", tempfile.Pattern(spoolPrefix)+"*")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("half spooled")
+		f.Close()
+		return func() bool { _, err := os.Stat(f.Name()); return os.IsNotExist(err) }
+	})
 }
 
 // The same suite against a second S3 implementation, the versitygw gateway.

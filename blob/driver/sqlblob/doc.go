@@ -8,7 +8,7 @@
 // data and holds SQLite's single write lock only for a moment. If the digest is stored
 // already the upload's chunks are discarded: identical content is stored once. Open,
 // Stat and Walk read blob_objects only, so a temporary is never visible. A crash leaves at
-// most uploads behind, which CleanTemp removes. Data ids come from a sequence that never
+// most uploads behind, which SweepTemp removes. Data ids come from a sequence that never
 // reuses a value, so a reader of a deleted blob never sees another blob's chunks.
 //
 // Its tables come with the metadata migrations (meta/migrations, 0009_blobs.sql).

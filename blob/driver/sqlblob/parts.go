@@ -11,10 +11,13 @@ import (
 	"pith/meta"
 )
 
+// Parts are rows of blob_parts; its column offset_bytes holds the part's key (once the
+// chunk's offset, which pith used as the key).
+
 // PutPart writes the part's chunks like a temporary blob's, then in one transaction
-// records them as the part (replacing an earlier part at the offset) and ends the
-// temporary, so a part is whole or absent and CleanTemp never takes it.
-func (d *Driver) PutPart(ctx context.Context, upload string, offset int64, r io.Reader, size int64) error {
+// records them as the part (replacing an earlier part under the key) and ends the
+// temporary, so a part is whole or absent and SweepTemp never takes it.
+func (d *Driver) PutPart(ctx context.Context, upload string, key int64, r io.Reader, size int64) error {
 	tw, err := d.Create(ctx)
 	if err != nil {
 		return err
@@ -33,18 +36,18 @@ func (d *Driver) PutPart(ctx context.Context, upload string, offset int64, r io.
 		}
 	}
 	err = d.db.Tx(ctx, func(tx *meta.Tx) error {
-		if err := deletePart(ctx, tx, `upload = ? AND offset_bytes = ?`, upload, offset); err != nil {
+		if err := deletePart(ctx, tx, `upload = ? AND offset_bytes = ?`, upload, key); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO blob_parts (upload, offset_bytes, size, data_id) VALUES (?, ?, ?, ?)`,
-			upload, offset, t.size, t.id); err != nil {
+			upload, key, t.size, t.id); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `DELETE FROM blob_uploads WHERE id = ?`, t.id)
 		return err
 	})
 	if err != nil {
-		return err
+		return full(err)
 	}
 	t.done, t.buf = true, nil
 	return nil
@@ -60,16 +63,16 @@ func deletePart(ctx context.Context, tx *meta.Tx, where string, args ...any) err
 }
 
 // OpenPart reads a part one chunk at a time.
-func (d *Driver) OpenPart(ctx context.Context, upload string, offset int64) (io.ReadCloser, error) {
+func (d *Driver) OpenPart(ctx context.Context, upload string, key int64) (io.ReadCloser, error) {
 	o := object{chunkSize: ChunkSize}
-	err := d.db.QueryRow(ctx, `SELECT size, data_id FROM blob_parts WHERE upload = ? AND offset_bytes = ?`, upload, offset).Scan(&o.size, &o.dataID)
+	err := d.db.QueryRow(ctx, `SELECT size, data_id FROM blob_parts WHERE upload = ? AND offset_bytes = ?`, upload, key).Scan(&o.size, &o.dataID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, blob.ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &reader{ctx: ctx, db: d.db, sha256: "part " + upload + "@" + strconv.FormatInt(offset, 10), obj: o, chunk: -1}, nil
+	return &reader{ctx: ctx, db: d.db, sha256: "part " + upload + "@" + strconv.FormatInt(key, 10), obj: o, chunk: -1}, nil
 }
 
 // DeleteParts removes every part of the upload with its chunks.

@@ -25,8 +25,9 @@ type Driver struct {
 }
 
 var (
-	_ blob.Driver = (*Driver)(nil)
-	_ blob.Stager = (*Driver)(nil)
+	_ blob.Driver  = (*Driver)(nil)
+	_ blob.Stager  = (*Driver)(nil)
+	_ blob.Sweeper = (*Driver)(nil)
 )
 
 // New returns a driver over db, whose migrations (meta.DB.Migrate) made its tables.
@@ -52,9 +53,17 @@ func (d *Driver) Create(ctx context.Context) (blob.Temp, error) {
 	var id int64
 	err := d.db.QueryRow(ctx, `INSERT INTO blob_uploads (created) VALUES (?) RETURNING id`, meta.Now()).Scan(&id)
 	if err != nil {
-		return nil, err
+		return nil, full(err)
 	}
 	return &temp{d: d, ctx: ctx, id: id}, nil
+}
+
+// full marks an error of a database that has no room left as blob.ErrFull.
+func full(err error) error {
+	if meta.IsFull(err) && !errors.Is(err, blob.ErrFull) {
+		return fmt.Errorf("%w: %w", blob.ErrFull, err)
+	}
+	return err
 }
 
 // object is a committed blob's row.
@@ -162,39 +171,45 @@ func (d *Driver) Walk(ctx context.Context, fn func(sha256 string, info blob.Info
 	}
 }
 
-// CleanTemp removes uploads started more than olderThan ago, with their chunks: those a
-// crashed writer left behind. olderThan must exceed the longest write, or live writes are
-// lost (their Commit then fails).
-func (d *Driver) CleanTemp(ctx context.Context, olderThan time.Duration) error {
-	cutoff := time.Now().Add(-olderThan).UnixMicro()
+// TempMaxAge is how old an upload (a temporary) must be before SweepTemp takes it for a
+// crashed writer's. Nothing tells a dead writer's rows from a live one's in another
+// process, so the age is longer than any write lasts: a write is as long as the request
+// body or the download it stores, and a day is beyond both. A write older than that
+// loses its rows and its Commit fails; nothing half-written is ever visible.
+const TempMaxAge = 24 * time.Hour
+
+// SweepTemp removes uploads started more than TempMaxAge ago, with their chunks: those
+// crashed writers left behind.
+func (d *Driver) SweepTemp(ctx context.Context) (int, error) {
+	cutoff := time.Now().Add(-TempMaxAge).UnixMicro()
 	rows, err := d.db.Query(ctx, `SELECT id FROM blob_uploads WHERE created < ? ORDER BY id`, cutoff)
 	if err != nil {
-		return fmt.Errorf("blob database: clean temporaries: %w", err)
+		return 0, fmt.Errorf("blob database: sweep temporaries: %w", err)
 	}
 	var ids []int64
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
 			rows.Close()
-			return fmt.Errorf("blob database: clean temporaries: %w", err)
+			return 0, fmt.Errorf("blob database: sweep temporaries: %w", err)
 		}
 		ids = append(ids, id)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("blob database: clean temporaries: %w", err)
+		return 0, fmt.Errorf("blob database: sweep temporaries: %w", err)
 	}
-	for _, id := range ids {
+	for i, id := range ids {
 		if err := d.discard(ctx, id); err != nil {
-			return fmt.Errorf("blob database: clean temporaries: upload %d: %w", id, err)
+			return i, fmt.Errorf("blob database: sweep temporaries: upload %d: %w", id, err)
 		}
 	}
-	return nil
+	return len(ids), nil
 }
 
 // discard deletes an upload and its chunks, in one transaction so chunks never outlive
-// the row that lets CleanTemp find them. Chunks whose data id a blob has taken (committed
-// meanwhile) stay; chunks flushed after CleanTemp took the upload row go.
+// the row that lets SweepTemp find them. Chunks whose data id a blob has taken (committed
+// meanwhile) stay; chunks flushed after SweepTemp took the upload row go.
 func (d *Driver) discard(ctx context.Context, id int64) error {
 	return d.db.Tx(ctx, func(tx *meta.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM blob_uploads WHERE id = ?`, id); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -223,56 +224,64 @@ func TestRowsOfTemporaries(t *testing.T) {
 	})
 }
 
-func TestCleanTemp(t *testing.T) {
+// What a writer whose process died leaves: an upload with a flushed chunk that nobody
+// commits or cancels, older than any write lasts.
+func TestSweep(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, dsn func(testing.TB) string) {
+		dbs := map[blob.Driver]*meta.DB{}
+		var mu sync.Mutex
+		drivertest.RunSweep(t, func(t *testing.T) blob.Driver {
+			d, db := open(t, dsn(t))
+			mu.Lock()
+			dbs[d] = db
+			mu.Unlock()
+			return d
+		}, func(t *testing.T, d blob.Driver) func() bool {
+			mu.Lock()
+			db := dbs[d]
+			mu.Unlock()
+			dead, err := d.Create(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			dead.Write(bytes.Repeat([]byte{7}, sqlblob.ChunkSize+1)) // one chunk flushed
+			past := time.Now().Add(-sqlblob.TempMaxAge - time.Minute).UnixMicro()
+			if _, err := db.Exec(t.Context(), `UPDATE blob_uploads SET created = ? WHERE id = (SELECT max(id) FROM blob_uploads)`, past); err != nil {
+				t.Fatal(err)
+			}
+			return func() bool { return count(t, db, "blob_uploads") == 1 && count(t, db, "blob_chunks") == 0 } // the live write's upload only
+		})
+	})
+}
+
+// A writer whose upload was swept (it wrote for longer than TempMaxAge) cannot commit,
+// and leaves nothing.
+func TestCommitAfterSweep(t *testing.T) {
 	t.Parallel()
 	forEach(t, func(t *testing.T, dsn func(testing.TB) string) {
 		d, db := open(t, dsn(t))
-		kept := write(t, d, []byte("kept"), 4)
 		big := bytes.Repeat([]byte{7}, sqlblob.ChunkSize+1)
 		old, err := d.Create(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
 		old.Write(big) // one chunk flushed
-		live, err := d.Create(t.Context())
-		if err != nil {
+		past := time.Now().Add(-sqlblob.TempMaxAge - time.Minute).UnixMicro()
+		if _, err := db.Exec(t.Context(), `UPDATE blob_uploads SET created = ?`, past); err != nil {
 			t.Fatal(err)
 		}
-		defer live.Cancel(t.Context())
-		live.Write([]byte("in flight"))
-		// Age every upload but the live one, as a crashed writer's would be.
-		past := time.Now().Add(-2 * time.Hour).UnixMicro()
-		if _, err := db.Exec(t.Context(), `UPDATE blob_uploads SET created = ? WHERE id < (SELECT max(id) FROM blob_uploads)`, past); err != nil {
-			t.Fatal(err)
-		}
-		if err := d.CleanTemp(t.Context(), time.Hour); err != nil {
-			t.Fatal(err)
-		}
-		if n := count(t, db, "blob_uploads"); n != 1 {
-			t.Errorf("%d uploads after CleanTemp, want the live one", n)
-		}
-		if n := count(t, db, "blob_chunks"); n != 1 {
-			t.Errorf("%d chunk rows after CleanTemp, want kept's one", n)
+		if n, err := d.SweepTemp(t.Context()); n != 1 || err != nil {
+			t.Fatalf("sweep removed %d, %v; want 1", n, err)
 		}
 		if err := old.Commit(t.Context(), sum(big)); err == nil {
-			t.Error("commit of a reclaimed upload succeeded")
+			t.Error("commit of a swept upload succeeded")
 		}
-		if n := count(t, db, "blob_chunks"); n != 1 {
-			t.Errorf("%d chunk rows after the failed commit, want kept's one", n)
+		if n := count(t, db, "blob_chunks"); n != 0 {
+			t.Errorf("%d chunk rows after the failed commit", n)
 		}
 		if _, err := d.Stat(t.Context(), sum(big)); !errors.Is(err, blob.ErrNotFound) {
-			t.Errorf("stat of a reclaimed upload's digest: %v, want ErrNotFound", err)
-		}
-		if err := live.Commit(t.Context(), sum([]byte("in flight"))); err != nil {
-			t.Errorf("commit of a live write after CleanTemp: %v", err)
-		}
-		for _, sha := range []string{kept, sum([]byte("in flight"))} {
-			if _, err := d.Stat(t.Context(), sha); err != nil {
-				t.Errorf("stat %s after CleanTemp: %v", sha, err)
-			}
-		}
-		if n := count(t, db, "blob_uploads"); n != 0 {
-			t.Errorf("%d uploads left", n)
+			t.Errorf("stat of a swept upload's digest: %v, want ErrNotFound", err)
 		}
 	})
 }

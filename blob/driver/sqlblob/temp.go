@@ -14,7 +14,7 @@ const cleanupTimeout = time.Minute
 
 var (
 	errFinished  = errors.New("temporary already committed or cancelled")
-	errReclaimed = errors.New("temporary upload was removed by CleanTemp before commit")
+	errReclaimed = errors.New("temporary upload was removed by SweepTemp before commit")
 )
 
 // temp is an upload: full chunks are rows under the upload's id, the last partial chunk
@@ -66,8 +66,8 @@ func (t *temp) Write(p []byte) (int, error) {
 func (t *temp) flush(ctx context.Context, chunk []byte) error {
 	_, err := t.d.db.Exec(ctx, `INSERT INTO blob_chunks (data_id, idx, data) VALUES (?, ?, ?)`, t.id, t.idx, chunk)
 	if err != nil {
-		t.err = err
-		return err
+		t.err = full(err)
+		return t.err
 	}
 	t.idx++
 	t.size += int64(len(chunk))
@@ -83,7 +83,7 @@ func (t *temp) Commit(ctx context.Context, sha256 string) error {
 	}
 	fail := func(err error) error {
 		t.Cancel(ctx)
-		return err
+		return full(err)
 	}
 	if err := blob.CheckDigest(sha256); err != nil {
 		return fail(err)
@@ -129,7 +129,7 @@ func (t *temp) Commit(ctx context.Context, sha256 string) error {
 	}
 	if !stored {
 		// Identical content is stored already. Should the discard fail, the upload is left
-		// for CleanTemp: the blob itself is safe.
+		// for SweepTemp: the blob itself is safe.
 		t.Cancel(ctx)
 		return nil
 	}

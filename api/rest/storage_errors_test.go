@@ -30,7 +30,7 @@ func TestStorageErrors(t *testing.T) {
 			507, "the filesystem blob storage is full"},
 		{"database full", dbFull(t), 507, "the metadata database is full"},
 		{"blob storage down", &blob.DriverError{Driver: "s3", Op: "open", Err: errors.New("dial tcp 10.0.0.7:9000: connection refused")},
-			503, "the s3 blob storage is unavailable"},
+			503, "the s3 blob storage is unavailable; try again later"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := httptest.NewRecorder()

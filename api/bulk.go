@@ -26,7 +26,9 @@ const (
 func (s *Server) extensions() []route {
 	return []route{
 		{op: openapi.Operation{ID: "repositories_bulk_modify", Method: "POST", Path: href.Root + "repositories/bulk_modify/"},
-			pattern: "/pulp/api/v3/repositories/bulk_modify/{$}", h: s.bulkModify},
+			pattern: "/pulp/api/v3/repositories/bulk_modify/{$}", h: s.bulkModify,
+			// No Pulp policy covers it: administrators only.
+			guard: guard{viewset: "repositories/bulk_modify", action: "create", body: true}},
 	}
 }
 

@@ -66,11 +66,11 @@ type contentResponse struct {
 // contentList lists units of a kind, rendered by the kind, or of every kind (nil).
 func (s *Server) contentList(k *rest.UnitKind) rest.HandlerFunc {
 	if k == nil {
-		return lister(s, unitListSpec(nil), nil, meta.ListContent, func(r *http.Request, cs []meta.Content) ([]any, error) {
+		return lister(s, unitListSpec(nil), s.scope(scoping{viewset: "content", content: "c.id"}, nil), meta.ListContent, func(r *http.Request, cs []meta.Content) ([]any, error) {
 			return s.renderGeneric(r.Context(), cs)
 		})
 	}
-	return lister(s, unitListSpec(k), ofType("c.type", k.Type), meta.ListContent, func(r *http.Request, cs []meta.Content) ([]any, error) {
+	return lister(s, unitListSpec(k), s.scope(scoping{viewset: "content/" + k.Segment, content: "c.id"}, ofType("c.type", k.Type)), meta.ListContent, func(r *http.Request, cs []meta.Content) ([]any, error) {
 		return k.Render(r.Context(), cs)
 	})
 }

@@ -197,7 +197,7 @@ func (s *Server) distList(k *rest.DistKind) rest.HandlerFunc {
 	if k != nil {
 		typ = k.Type
 	}
-	return lister(s, distListSpec(k), ofType("d.type", typ), meta.ListDistributions, each(func(d meta.Distribution) any { return s.renderDist(d) }))
+	return lister(s, distListSpec(k), s.scope(kindScoping("distributions", typ, "d"), ofType("d.type", typ)), meta.ListDistributions, each(func(d meta.Distribution) any { return s.renderDist(d) }))
 }
 
 func (s *Server) distRead(w http.ResponseWriter, r *http.Request) error {

@@ -37,6 +37,8 @@ func TestDocumentMatchesReference(t *testing.T) {
 	}
 	if n := len(e.API.Operations()); n < 60 {
 		t.Errorf("only %d operations", n)
+	} else {
+		t.Logf("%d operations match the reference", n)
 	}
 }
 

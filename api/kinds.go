@@ -29,23 +29,24 @@ func (s *Server) kindOps(t *rest.Table) []rest.Op {
 			createCode: 201, labelCode: 201, labels: s.repoLabels})
 		ops = append(ops, repoOps...)
 		pat, tag := root+"repositories/"+href.Segment(k.Type)+"/", "Repositories: "+k.Title
+		vs := viewsetOf(pat)
 		if k.Sync != nil {
-			add(rest.Op{ID: "repositories_" + pn + "_sync", Method: "POST", Path: rh + "sync/", Pattern: pat + "{id}/sync/{$}", Tag: tag,
+			add(rest.Op{ID: "repositories_" + pn + "_sync", Viewset: vs, Action: "sync", Method: "POST", Path: rh + "sync/", Pattern: pat + "{id}/sync/{$}", Tag: tag,
 				Body: k.Sync.Body, BodyName: k.Sync.BodyName, Media: rest.JSONForms, Responses: r(202, async), Handler: k.Sync.Handler})
 		}
-		add(rest.Op{ID: "repositories_" + pn + "_modify", Method: "POST", Path: rh + "modify/", Pattern: pat + "{id}/modify/{$}", Tag: tag,
+		add(rest.Op{ID: "repositories_" + pn + "_modify", Viewset: vs, Action: "modify", Method: "POST", Path: rh + "modify/", Pattern: pat + "{id}/modify/{$}", Tag: tag,
 			Body: modifyIn{}, BodyName: "RepositoryAddRemoveContent", Media: rest.JSONForms, Responses: r(202, async), Handler: s.repoModify})
 		version := t.Schema("RepositoryVersionResponse", versionResponse{})
 		vl := versionListSpec()
 		vh := "{" + pn + "_repository_version_href}"
 		vtag := "Repositories: " + k.Title + " Versions"
-		add(rest.Op{ID: "repositories_" + pn + "_versions_list", Method: "GET", Path: rh + "versions/", Pattern: pat + "{id}/versions/{$}", Tag: vtag,
+		add(rest.Op{ID: "repositories_" + pn + "_versions_list", Viewset: vs + "/versions", Method: "GET", Path: rh + "versions/", Pattern: pat + "{id}/versions/{$}", Tag: vtag,
 			List: &vl, Responses: r(200, pg(version)), Handler: s.versionList(true)})
-		add(rest.Op{ID: "repositories_" + pn + "_versions_read", Method: "GET", Path: vh, Pattern: pat + "{id}/versions/{n}/{$}", Tag: vtag, Detail: true,
+		add(rest.Op{ID: "repositories_" + pn + "_versions_read", Viewset: vs + "/versions", Method: "GET", Path: vh, Pattern: pat + "{id}/versions/{n}/{$}", Tag: vtag, Detail: true,
 			Responses: r(200, version), Handler: s.versionRead})
-		add(rest.Op{ID: "repositories_" + pn + "_versions_delete", Method: "DELETE", Path: vh, Pattern: pat + "{id}/versions/{n}/{$}", Tag: vtag,
+		add(rest.Op{ID: "repositories_" + pn + "_versions_delete", Viewset: vs + "/versions", Method: "DELETE", Path: vh, Pattern: pat + "{id}/versions/{n}/{$}", Tag: vtag,
 			Responses: r(202, async), Handler: s.versionDelete})
-		add(rest.Op{ID: "repositories_" + pn + "_versions_repair", Method: "POST", Path: vh + "repair/", Pattern: pat + "{id}/versions/{n}/repair/{$}", Tag: vtag,
+		add(rest.Op{ID: "repositories_" + pn + "_versions_repair", Viewset: vs + "/versions", Action: "repair", Method: "POST", Path: vh + "repair/", Pattern: pat + "{id}/versions/{n}/repair/{$}", Tag: vtag,
 			Body: repairIn{}, BodyName: "Repair", Media: rest.JSONForms, Responses: r(202, async), Handler: s.versionRepair})
 	}
 	for _, k := range t.Remotes() {
@@ -72,14 +73,16 @@ func (s *Server) kindOps(t *rest.Table) []rest.Op {
 		pn, pat := name(k.Type), root+"publications/"+href.Segment(k.Type)+"/"
 		ph := "{" + pn + "_publication_href}"
 		tag := "Publications: " + k.Title
-		add(rest.Op{ID: "publications_" + pn + "_list", Method: "GET", Path: pat, Pattern: pat + "{$}", Tag: tag,
+		vs := viewsetOf(pat)
+		add(rest.Op{ID: "publications_" + pn + "_list", Viewset: vs, Method: "GET", Path: pat, Pattern: pat + "{$}", Tag: tag,
 			List: &pl, Responses: r(200, pg(pub)), Handler: s.pubList(&k)})
-		add(rest.Op{ID: "publications_" + pn + "_create", Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: tag,
+		add(rest.Op{ID: "publications_" + pn + "_create", Viewset: vs, Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: tag,
 			Body: k.Create.Body, BodyName: k.Create.BodyName, Media: rest.JSONForms, Responses: r(202, async), Handler: k.Create.Handler})
-		add(rest.Op{ID: "publications_" + pn + "_read", Method: "GET", Path: ph, Pattern: pat + "{id}/{$}", Tag: tag, Detail: true,
+		add(rest.Op{ID: "publications_" + pn + "_read", Viewset: vs, Method: "GET", Path: ph, Pattern: pat + "{id}/{$}", Tag: tag, Detail: true,
 			Responses: r(200, pub), Handler: s.pubRead})
-		add(rest.Op{ID: "publications_" + pn + "_delete", Method: "DELETE", Path: ph, Pattern: pat + "{id}/{$}", Tag: tag,
+		add(rest.Op{ID: "publications_" + pn + "_delete", Viewset: vs, Method: "DELETE", Path: ph, Pattern: pat + "{id}/{$}", Tag: tag,
 			Responses: r(204, ""), Handler: s.pubDelete})
+		ops = append(ops, s.objectRoleOps(t, vs, "publications_"+pn, ph, pat+"{id}/", tag)...)
 	}
 
 	for _, k := range t.Units() {
@@ -88,9 +91,9 @@ func (s *Server) kindOps(t *rest.Table) []rest.Op {
 		l := unitListSpec(&k)
 		pat := root + "content/" + k.Segment + "/"
 		id := "content_" + strings.ReplaceAll(k.Segment, "/", "_")
-		add(rest.Op{ID: id + "_list", Method: "GET", Path: pat, Pattern: pat + "{$}", Tag: k.Tag,
+		add(rest.Op{ID: id + "_list", Viewset: viewsetOf(pat), Method: "GET", Path: pat, Pattern: pat + "{$}", Tag: k.Tag,
 			List: &l, Responses: r(200, pg(unit)), Handler: s.contentList(&k)})
-		add(rest.Op{ID: id + "_read", Method: "GET", Path: k.Href, Pattern: pat + "{id}/{$}", Tag: k.Tag, Detail: true,
+		add(rest.Op{ID: id + "_read", Viewset: viewsetOf(pat), Method: "GET", Path: k.Href, Pattern: pat + "{id}/{$}", Tag: k.Tag, Detail: true,
 			Responses: r(200, unit), Handler: s.unitRead(k)})
 		ops = append(ops, s.labelOps(t, id, k.Href, pat, k.Tag, k.LabelStatus, s.contentLabels)...)
 	}
@@ -128,18 +131,26 @@ func (s *Server) crudOps(t *rest.Table, c crudKind) (string, string, []rest.Op) 
 	}
 	updated := []openapi.Response{rest.Resp(200, view), rest.Resp(202, async)}
 	id := c.collection + "_" + pn
+	vs := viewsetOf(pat)
 	ops := []rest.Op{
-		{ID: id + "_list", Method: "GET", Path: pat, Pattern: pat + "{$}", Tag: tag, List: c.list, Responses: r(200, t.Paginated(view)), Handler: c.listH},
-		{ID: id + "_create", Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: tag,
+		{ID: id + "_list", Viewset: vs, Method: "GET", Path: pat, Pattern: pat + "{$}", Tag: tag, List: c.list, Responses: r(200, t.Paginated(view)), Handler: c.listH},
+		{ID: id + "_create", Viewset: vs, Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: tag,
 			Body: c.body(), BodyName: name, Media: rest.JSONForms, Responses: created, Handler: c.createH},
-		{ID: id + "_read", Method: "GET", Path: h, Pattern: pat + "{id}/{$}", Tag: tag, Detail: true, Responses: r(200, view), Handler: c.readH},
-		{ID: id + "_update", Method: "PUT", Path: h, Pattern: pat + "{id}/{$}", Tag: tag,
+		{ID: id + "_read", Viewset: vs, Method: "GET", Path: h, Pattern: pat + "{id}/{$}", Tag: tag, Detail: true, Responses: r(200, view), Handler: c.readH},
+		{ID: id + "_update", Viewset: vs, Method: "PUT", Path: h, Pattern: pat + "{id}/{$}", Tag: tag,
 			Body: c.body(), BodyName: name, Media: rest.JSONForms, Responses: updated, Handler: s.updateHandler(c.one, c.body(), false, lock)},
-		{ID: id + "_partial_update", Method: "PATCH", Path: h, Pattern: pat + "{id}/{$}", Tag: tag,
+		{ID: id + "_partial_update", Viewset: vs, Method: "PATCH", Path: h, Pattern: pat + "{id}/{$}", Tag: tag,
 			Body: c.body(), BodyName: "Patched" + name, Media: rest.JSONForms, Responses: updated, Handler: s.updateHandler(c.one, c.body(), true, lock)},
-		{ID: id + "_delete", Method: "DELETE", Path: h, Pattern: pat + "{id}/{$}", Tag: tag, Responses: r(202, async), Handler: s.deleteHandler(c.one, lock)},
+		{ID: id + "_delete", Viewset: vs, Method: "DELETE", Path: h, Pattern: pat + "{id}/{$}", Tag: tag, Responses: r(202, async), Handler: s.deleteHandler(c.one, lock)},
 	}
+	ops = append(ops, s.objectRoleOps(t, vs, id, h, pat+"{id}/", tag)...)
 	return pn, h, append(ops, s.labelOps(t, id, h, pat, tag, c.labelCode, c.labels)...)
+}
+
+// viewsetOf is the access policy of a collection's operations: Pulp's viewset name, the
+// collection's path below the API root ("/pulp/api/v3/remotes/rpm/rpm/" → "remotes/rpm/rpm").
+func viewsetOf(pattern string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(pattern, href.Root), "/")
 }
 
 // labelOps are the set_label and unset_label operations of a resource kind, answered
@@ -148,10 +159,11 @@ func (s *Server) labelOps(t *rest.Table, id, h, pat, tag string, status int, loa
 	set, unset := s.labelHandlers(status, load)
 	setLabel := t.Schema("SetLabelResponse", setLabelResponse{})
 	unsetLabel := t.Schema("UnsetLabelResponse", unsetLabelResponse{})
+	vs := viewsetOf(pat)
 	return []rest.Op{
-		{ID: id + "_set_label", Method: "POST", Path: h + "set_label/", Pattern: pat + "{id}/set_label/{$}", Tag: tag,
+		{ID: id + "_set_label", Method: "POST", Path: h + "set_label/", Pattern: pat + "{id}/set_label/{$}", Tag: tag, Viewset: vs, Action: "set_label",
 			Body: setLabelIn{}, BodyName: "SetLabel", Media: rest.JSONForms, Responses: []openapi.Response{rest.Resp(status, setLabel)}, Handler: set},
-		{ID: id + "_unset_label", Method: "POST", Path: h + "unset_label/", Pattern: pat + "{id}/unset_label/{$}", Tag: tag,
+		{ID: id + "_unset_label", Method: "POST", Path: h + "unset_label/", Pattern: pat + "{id}/unset_label/{$}", Tag: tag, Viewset: vs, Action: "unset_label",
 			Body: unsetLabelIn{}, BodyName: "UnsetLabel", Media: rest.JSONForms, Responses: []openapi.Response{rest.Resp(status, unsetLabel)}, Handler: unset},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"pith/api/href"
 	"pith/api/rest"
 	"pith/meta"
 )
@@ -56,4 +57,14 @@ func ofType(col, typ string) func(*http.Request, *meta.List) error {
 		l.And(col+" = ?", typ)
 		return nil
 	}
+}
+
+// kindScoping is the scoping of a list of a collection's objects ("repositories") of one
+// type (typ "file.file": viewset repositories/file/file) or of every type (""), whose
+// rows have alias a.
+func kindScoping(collection, typ, a string) scoping {
+	if typ == "" {
+		return scoping{viewset: collection, id: a + ".pulp_id", typ: a + ".type"}
+	}
+	return scoping{viewset: collection + "/" + href.Segment(typ), id: a + ".pulp_id"}
 }

@@ -99,7 +99,7 @@ func (s *Server) pubList(k *rest.PubKind) rest.HandlerFunc {
 		}
 		return items, nil
 	}
-	return lister(s, pubListSpec(k), ofType("p.type", typ), meta.ListPublications, render)
+	return lister(s, pubListSpec(k), s.scope(kindScoping("publications", typ, "p"), ofType("p.type", typ)), meta.ListPublications, render)
 }
 
 func (s *Server) pubRead(w http.ResponseWriter, r *http.Request) error {

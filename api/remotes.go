@@ -141,7 +141,7 @@ func (s *Server) remoteList(k *rest.RemoteKind) rest.HandlerFunc {
 	if k != nil {
 		typ = k.Type
 	}
-	return lister(s, remoteListSpec(k), ofType("m.type", typ), meta.ListRemotes, each(func(m meta.Remote) any { return s.renderRemote(m) }))
+	return lister(s, remoteListSpec(k), s.scope(kindScoping("remotes", typ, "m"), ofType("m.type", typ)), meta.ListRemotes, each(func(m meta.Remote) any { return s.renderRemote(m) }))
 }
 
 func (s *Server) remoteCreate(k rest.RemoteKind) rest.HandlerFunc {
@@ -159,6 +159,9 @@ func (s *Server) remoteCreate(k rest.RemoteKind) rest.HandlerFunc {
 			return rest.BadField("name", "This field must be unique.")
 		}
 		if err != nil {
+			return err
+		}
+		if err := s.created(r.Context(), "remotes/"+href.Segment(k.Type), meta.Object{Type: k.PRN, ID: m.PulpID}); err != nil {
 			return err
 		}
 		return rest.WriteOne(w, r, http.StatusCreated, s.renderRemote(m))

@@ -164,7 +164,7 @@ func (s *Server) repoList(k *rest.RepoKind) rest.HandlerFunc {
 	if k != nil {
 		typ = k.Type
 	}
-	return lister(s, repoListSpec(k), ofType("r.type", typ), meta.ListRepositories, each(func(x meta.Repository) any { return s.renderRepo(x) }))
+	return lister(s, repoListSpec(k), s.scope(kindScoping("repositories", typ, "r"), ofType("r.type", typ)), meta.ListRepositories, each(func(x meta.Repository) any { return s.renderRepo(x) }))
 }
 
 func (s *Server) repoCreate(k rest.RepoKind) rest.HandlerFunc {
@@ -182,6 +182,9 @@ func (s *Server) repoCreate(k rest.RepoKind) rest.HandlerFunc {
 			return rest.BadField("name", "This field must be unique.")
 		}
 		if err != nil {
+			return err
+		}
+		if err := s.created(r.Context(), "repositories/"+href.Segment(k.Type), meta.Object{Type: k.PRN, ID: repo.PulpID}); err != nil {
 			return err
 		}
 		return rest.WriteOne(w, r, http.StatusCreated, s.renderRepo(repo))

@@ -28,94 +28,98 @@ func (s *Server) coreOps(t *rest.Table) []rest.Op {
 		Responses: []openapi.Response{{Code: 200, MediaTypes: []string{"application/vnd.oai.openapi+json", "application/json"}}}, Anonymous: true, Handler: s.docs})
 
 	tl := taskListSpec()
-	add(rest.Op{ID: "tasks_list", Method: "GET", Path: root + "tasks/", Pattern: root + "tasks/{$}", Tag: "Tasks", List: &tl,
+	add(rest.Op{ID: "tasks_list", Viewset: "tasks", Method: "GET", Path: root + "tasks/", Pattern: root + "tasks/{$}", Tag: "Tasks", List: &tl,
 		Responses: r(200, pg(task)), Handler: s.taskList()})
-	add(rest.Op{ID: "tasks_read", Method: "GET", Path: "{task_href}", Pattern: root + "tasks/{id}/{$}", Tag: "Tasks", Detail: true,
+	add(rest.Op{ID: "tasks_read", Viewset: "tasks", Method: "GET", Path: "{task_href}", Pattern: root + "tasks/{id}/{$}", Tag: "Tasks", Detail: true,
 		Responses: r(200, task), Handler: s.taskRead})
-	add(rest.Op{ID: "tasks_cancel", Method: "PATCH", Path: "{task_href}", Pattern: root + "tasks/{id}/{$}", Tag: "Tasks",
+	add(rest.Op{ID: "tasks_cancel", Viewset: "tasks", Action: "partial_update", Method: "PATCH", Path: "{task_href}", Pattern: root + "tasks/{id}/{$}", Tag: "Tasks",
 		Body: taskCancel{}, BodyName: "PatchedTaskCancel", Media: rest.JSONForms, Responses: []openapi.Response{rest.Resp(200, task), rest.Resp(409, task)}, Handler: s.taskCancel})
-	add(rest.Op{ID: "tasks_delete", Method: "DELETE", Path: "{task_href}", Pattern: root + "tasks/{id}/{$}", Tag: "Tasks",
+	add(rest.Op{ID: "tasks_delete", Viewset: "tasks", Method: "DELETE", Path: "{task_href}", Pattern: root + "tasks/{id}/{$}", Tag: "Tasks",
 		Responses: r(204, ""), Handler: s.taskDelete})
-	add(rest.Op{ID: "tasks_purge", Method: "POST", Path: root + "tasks/purge/", Pattern: root + "tasks/purge/{$}", Tag: "Tasks",
+	add(rest.Op{ID: "tasks_purge", Viewset: "tasks", Action: "purge", Method: "POST", Path: root + "tasks/purge/", Pattern: root + "tasks/purge/{$}", Tag: "Tasks",
 		Body: purgeIn{}, BodyName: "Purge", Media: rest.JSONForms, Responses: r(202, async), Handler: s.taskPurge})
 	group := t.Schema("TaskGroupResponse", taskGroupResponse{})
 	gl := rest.ListSpec{}
-	add(rest.Op{ID: "task_groups_list", Method: "GET", Path: root + "task-groups/", Pattern: root + "task-groups/{$}", Tag: "Task-Groups", List: &gl,
+	add(rest.Op{ID: "task_groups_list", Viewset: "task-groups", Method: "GET", Path: root + "task-groups/", Pattern: root + "task-groups/{$}", Tag: "Task-Groups", List: &gl,
 		Responses: r(200, pg(group)), Handler: s.groupList()})
-	add(rest.Op{ID: "task_groups_read", Method: "GET", Path: "{task_group_href}", Pattern: root + "task-groups/{id}/{$}", Tag: "Task-Groups", Detail: true,
+	add(rest.Op{ID: "task_groups_read", Viewset: "task-groups", Method: "GET", Path: "{task_group_href}", Pattern: root + "task-groups/{id}/{$}", Tag: "Task-Groups", Detail: true,
 		Responses: r(200, group), Handler: s.groupRead})
-	add(rest.Op{ID: "task_groups_cancel", Method: "PATCH", Path: "{task_group_href}", Pattern: root + "task-groups/{id}/{$}", Tag: "Task-Groups",
+	add(rest.Op{ID: "task_groups_cancel", Viewset: "task-groups", Action: "partial_update", Method: "PATCH", Path: "{task_group_href}", Pattern: root + "task-groups/{id}/{$}", Tag: "Task-Groups",
 		Body: taskCancel{}, BodyName: "PatchedTaskCancel", Media: rest.JSONForms, Responses: []openapi.Response{rest.Resp(200, group), rest.Resp(409, group)}, Handler: s.groupCancel})
 	signing := t.Schema("SigningServiceResponse", signingServiceResponse{})
 	sgl := signingListSpec()
-	add(rest.Op{ID: "signing_services_list", Method: "GET", Path: root + "signing-services/", Pattern: root + "signing-services/{$}", Tag: "Signing-Services", List: &sgl,
+	add(rest.Op{ID: "signing_services_list", Viewset: "signing-services", Method: "GET", Path: root + "signing-services/", Pattern: root + "signing-services/{$}", Tag: "Signing-Services", List: &sgl,
 		Responses: r(200, pg(signing)), Handler: s.signingList()})
-	add(rest.Op{ID: "signing_services_read", Method: "GET", Path: "{signing_service_href}", Pattern: root + "signing-services/{id}/{$}", Tag: "Signing-Services", Detail: true,
+	add(rest.Op{ID: "signing_services_read", Viewset: "signing-services", Method: "GET", Path: "{signing_service_href}", Pattern: root + "signing-services/{id}/{$}", Tag: "Signing-Services", Detail: true,
 		Responses: r(200, signing), Handler: s.signingRead})
 	sched := t.Schema("TaskScheduleResponse", taskScheduleResponse{})
 	sl := scheduleListSpec()
-	add(rest.Op{ID: "task_schedules_list", Method: "GET", Path: root + "task-schedules/", Pattern: root + "task-schedules/{$}", Tag: "Task-Schedules", List: &sl,
+	add(rest.Op{ID: "task_schedules_list", Viewset: "task-schedules", Method: "GET", Path: root + "task-schedules/", Pattern: root + "task-schedules/{$}", Tag: "Task-Schedules", List: &sl,
 		Responses: r(200, pg(sched)), Handler: s.scheduleList()})
-	add(rest.Op{ID: "task_schedules_read", Method: "GET", Path: "{task_schedule_href}", Pattern: root + "task-schedules/{id}/{$}", Tag: "Task-Schedules", Detail: true,
+	add(rest.Op{ID: "task_schedules_read", Viewset: "task-schedules", Method: "GET", Path: "{task_schedule_href}", Pattern: root + "task-schedules/{id}/{$}", Tag: "Task-Schedules", Detail: true,
 		Responses: r(200, sched), Handler: s.scheduleRead})
 	worker := t.Schema("WorkerResponse", workerResponse{})
 	wl := workerListSpec()
-	add(rest.Op{ID: "workers_list", Method: "GET", Path: root + "workers/", Pattern: root + "workers/{$}", Tag: "Workers", List: &wl,
+	add(rest.Op{ID: "workers_list", Viewset: "workers", Method: "GET", Path: root + "workers/", Pattern: root + "workers/{$}", Tag: "Workers", List: &wl,
 		Responses: r(200, pg(worker)), Handler: s.workerList()})
-	add(rest.Op{ID: "workers_read", Method: "GET", Path: "{worker_href}", Pattern: root + "workers/{id}/{$}", Tag: "Workers", Detail: true,
+	add(rest.Op{ID: "workers_read", Viewset: "workers", Method: "GET", Path: "{worker_href}", Pattern: root + "workers/{id}/{$}", Tag: "Workers", Detail: true,
 		Responses: r(200, worker), Handler: s.workerRead})
 
 	artifact := t.Schema("ArtifactResponse", artifactResponse{})
 	al := artifactListSpec()
-	add(rest.Op{ID: "artifacts_list", Method: "GET", Path: root + "artifacts/", Pattern: root + "artifacts/{$}", Tag: "Artifacts", List: &al,
+	add(rest.Op{ID: "artifacts_list", Viewset: "artifacts", Method: "GET", Path: root + "artifacts/", Pattern: root + "artifacts/{$}", Tag: "Artifacts", List: &al,
 		Responses: r(200, pg(artifact)), Handler: s.artifactList()})
-	add(rest.Op{ID: "artifacts_create", Method: "POST", Path: root + "artifacts/", Pattern: root + "artifacts/{$}", Tag: "Artifacts",
+	add(rest.Op{ID: "artifacts_create", Viewset: "artifacts", Method: "POST", Path: root + "artifacts/", Pattern: root + "artifacts/{$}", Tag: "Artifacts",
 		Body: artifactIn{}, BodyName: "Artifact", Media: rest.FileForms, Responses: r(201, artifact), Handler: s.artifactCreate})
-	add(rest.Op{ID: "artifacts_read", Method: "GET", Path: "{artifact_href}", Pattern: root + "artifacts/{id}/{$}", Tag: "Artifacts", Detail: true,
+	add(rest.Op{ID: "artifacts_read", Viewset: "artifacts", Method: "GET", Path: "{artifact_href}", Pattern: root + "artifacts/{id}/{$}", Tag: "Artifacts", Detail: true,
 		Responses: r(200, artifact), Handler: s.artifactRead})
-	add(rest.Op{ID: "artifacts_delete", Method: "DELETE", Path: "{artifact_href}", Pattern: root + "artifacts/{id}/{$}", Tag: "Artifacts",
+	add(rest.Op{ID: "artifacts_delete", Viewset: "artifacts", Method: "DELETE", Path: "{artifact_href}", Pattern: root + "artifacts/{id}/{$}", Tag: "Artifacts",
 		Responses: r(204, ""), Handler: s.artifactDelete})
 
 	upload := t.Schema("UploadResponse", uploadResponse{})
 	ul := uploadListSpec()
-	add(rest.Op{ID: "uploads_list", Method: "GET", Path: root + "uploads/", Pattern: root + "uploads/{$}", Tag: "Uploads", List: &ul,
+	add(rest.Op{ID: "uploads_list", Viewset: "uploads", Method: "GET", Path: root + "uploads/", Pattern: root + "uploads/{$}", Tag: "Uploads", List: &ul,
 		Responses: r(200, pg(upload)), Handler: s.uploadList()})
-	add(rest.Op{ID: "uploads_create", Method: "POST", Path: root + "uploads/", Pattern: root + "uploads/{$}", Tag: "Uploads",
+	add(rest.Op{ID: "uploads_create", Viewset: "uploads", Method: "POST", Path: root + "uploads/", Pattern: root + "uploads/{$}", Tag: "Uploads",
 		Body: uploadIn{}, BodyName: "Upload", Media: rest.JSONForms, Responses: r(201, upload), Handler: s.uploadCreate})
-	add(rest.Op{ID: "uploads_read", Method: "GET", Path: "{upload_href}", Pattern: root + "uploads/{id}/{$}", Tag: "Uploads", Detail: true,
+	add(rest.Op{ID: "uploads_read", Viewset: "uploads", Method: "GET", Path: "{upload_href}", Pattern: root + "uploads/{id}/{$}", Tag: "Uploads", Detail: true,
 		Responses: r(200, t.Schema("UploadDetailResponse", uploadDetailResponse{})), Handler: s.uploadRead})
-	add(rest.Op{ID: "uploads_update", Method: "PUT", Path: "{upload_href}", Pattern: root + "uploads/{id}/{$}", Tag: "Uploads",
+	add(rest.Op{ID: "uploads_update", Viewset: "uploads", Method: "PUT", Path: "{upload_href}", Pattern: root + "uploads/{id}/{$}", Tag: "Uploads",
 		Body: uploadChunkIn{}, BodyName: "UploadChunk", Media: rest.FileForms, Extra: []openapi.Param{openapi.ContentRange()}, Responses: r(200, upload), Handler: s.uploadChunk})
-	add(rest.Op{ID: "uploads_delete", Method: "DELETE", Path: "{upload_href}", Pattern: root + "uploads/{id}/{$}", Tag: "Uploads",
+	add(rest.Op{ID: "uploads_delete", Viewset: "uploads", Method: "DELETE", Path: "{upload_href}", Pattern: root + "uploads/{id}/{$}", Tag: "Uploads",
 		Responses: r(204, ""), Handler: s.uploadDelete})
-	add(rest.Op{ID: "uploads_commit", Method: "POST", Path: "{upload_href}commit/", Pattern: root + "uploads/{id}/commit/{$}", Tag: "Uploads",
+	add(rest.Op{ID: "uploads_commit", Viewset: "uploads", Action: "commit", Method: "POST", Path: "{upload_href}commit/", Pattern: root + "uploads/{id}/commit/{$}", Tag: "Uploads",
 		Body: uploadCommitIn{}, BodyName: "UploadCommit", Media: rest.JSONForms, Responses: r(202, async), Handler: s.uploadCommit})
 
-	add(rest.Op{ID: "orphans_cleanup_cleanup", Method: "POST", Path: root + "orphans/cleanup/", Pattern: root + "orphans/cleanup/{$}", Tag: "Orphans: Cleanup",
+	add(rest.Op{ID: "orphans_cleanup_cleanup", Viewset: "orphans/cleanup", Method: "POST", Path: root + "orphans/cleanup/", Pattern: root + "orphans/cleanup/{$}", Tag: "Orphans: Cleanup",
 		Body: orphansCleanupIn{}, BodyName: "OrphansCleanup", Media: rest.JSONForms, Responses: r(202, async), Handler: s.orphansCleanup})
-	add(rest.Op{ID: "orphans_delete", Method: "DELETE", Path: root + "orphans/", Pattern: root + "orphans/{$}", Tag: "Orphans",
+	add(rest.Op{ID: "orphans_delete", Viewset: "orphans", Method: "DELETE", Path: root + "orphans/", Pattern: root + "orphans/{$}", Tag: "Orphans",
 		Responses: r(202, async), Handler: s.orphansDelete})
 
 	version := t.Schema("RepositoryVersionResponse", versionResponse{})
 	vl := versionListSpec()
-	add(rest.Op{ID: "repository_versions_list", Method: "GET", Path: root + "repository_versions/", Pattern: root + "repository_versions/{$}", Tag: "Repository_Versions",
+	add(rest.Op{ID: "repository_versions_list", Viewset: "repository_versions", Method: "GET", Path: root + "repository_versions/", Pattern: root + "repository_versions/{$}", Tag: "Repository_Versions",
 		List: &vl, Responses: r(200, pg(version)), Handler: s.versionList(false)})
 	rl := repoListSpec(nil)
-	add(rest.Op{ID: "repositories_list", Method: "GET", Path: root + "repositories/", Pattern: root + "repositories/{$}", Tag: "Repositories",
+	add(rest.Op{ID: "repositories_list", Viewset: "repositories", Method: "GET", Path: root + "repositories/", Pattern: root + "repositories/{$}", Tag: "Repositories",
 		List: &rl, Responses: r(200, pg(t.Schema("RepositoryResponse", rest.RepoResponse{}))), Handler: s.repoList(nil)})
 	rml := remoteListSpec(nil)
-	add(rest.Op{ID: "remotes_list", Method: "GET", Path: root + "remotes/", Pattern: root + "remotes/{$}", Tag: "Remotes",
+	add(rest.Op{ID: "remotes_list", Viewset: "remotes", Method: "GET", Path: root + "remotes/", Pattern: root + "remotes/{$}", Tag: "Remotes",
 		List: &rml, Responses: r(200, pg(t.Schema("RemoteResponse", rest.RemoteResponse{}))), Handler: s.remoteList(nil)})
 	pl := pubListSpec(nil)
-	add(rest.Op{ID: "publications_list", Method: "GET", Path: root + "publications/", Pattern: root + "publications/{$}", Tag: "Publications",
+	add(rest.Op{ID: "publications_list", Viewset: "publications", Method: "GET", Path: root + "publications/", Pattern: root + "publications/{$}", Tag: "Publications",
 		List: &pl, Responses: r(200, pg(t.Schema("PublicationResponse", rest.PublicationResponse{}))), Handler: s.pubList(nil)})
 	dl := distListSpec(nil)
-	add(rest.Op{ID: "distributions_list", Method: "GET", Path: root + "distributions/", Pattern: root + "distributions/{$}", Tag: "Distributions",
+	add(rest.Op{ID: "distributions_list", Viewset: "distributions", Method: "GET", Path: root + "distributions/", Pattern: root + "distributions/{$}", Tag: "Distributions",
 		List: &dl, Responses: r(200, pg(t.Schema("DistributionResponse", rest.DistResponse{}))), Handler: s.distList(nil)})
 	cl := unitListSpec(nil)
-	add(rest.Op{ID: "content_list", Method: "GET", Path: root + "content/", Pattern: root + "content/{$}", Tag: "Content",
+	add(rest.Op{ID: "content_list", Viewset: "content", Method: "GET", Path: root + "content/", Pattern: root + "content/{$}", Tag: "Content",
 		List: &cl, Responses: r(200, pg(t.Schema("MultipleArtifactContentResponse", contentResponse{}))), Handler: s.contentList(nil)})
-	return ops
+	for _, o := range []struct{ viewset, name, href, tag string }{{"tasks", "tasks", "{task_href}", "Tasks"},
+		{"task-schedules", "task_schedules", "{task_schedule_href}", "Task-Schedules"}, {"uploads", "uploads", "{upload_href}", "Uploads"}} {
+		ops = append(ops, s.objectRoleOps(t, o.viewset, o.name, o.href, root+o.viewset+"/{id}/", o.tag)...)
+	}
+	return append(ops, s.accessOps(t)...)
 }
 
 // route is one served operation: its document entry, mux pattern and handler.
@@ -124,6 +128,8 @@ type route struct {
 	pattern string
 	h       rest.HandlerFunc
 	body    any // the request shape, nil for none
+	def     rest.Op
+	guard   guard
 }
 
 // routes turns operations into routes and registers their body schemas: a schema named
@@ -156,7 +162,7 @@ func routes(t *rest.Table, ops []rest.Op) []route {
 			}
 			op.Body = &openapi.Body{MediaTypes: d.Media, Schema: name}
 		}
-		out = append(out, route{op: op, pattern: d.Pattern, h: d.Handler, body: d.Body})
+		out = append(out, route{op: op, pattern: d.Pattern, h: d.Handler, body: d.Body, def: d})
 	}
 	return out
 }

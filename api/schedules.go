@@ -52,7 +52,7 @@ func durationString(d time.Duration) string {
 }
 
 func (s *Server) scheduleList() rest.HandlerFunc {
-	return lister(s, scheduleListSpec(), nil, task.Schedules, each(func(sc task.Schedule) any { return renderSchedule(sc) }))
+	return lister(s, scheduleListSpec(), s.scope(scoping{viewset: "task-schedules", id: "s.pulp_id"}, nil), task.Schedules, each(func(sc task.Schedule) any { return renderSchedule(sc) }))
 }
 
 func (s *Server) scheduleRead(w http.ResponseWriter, r *http.Request) error {

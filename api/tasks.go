@@ -104,6 +104,10 @@ func (s *Server) renderTask(t task.Task) taskResponse {
 		Error: t.Error, ChildTasks: []string{}, ProgressReports: []progressReport{},
 		CreatedResources: t.CreatedResources, ReservedResourcesRecord: t.Reserved, Result: t.Result,
 	}
+	if t.CreatedBy != nil {
+		u := userHref(*t.CreatedBy)
+		out.CreatedBy = &u
+	}
 	if out.Error == nil {
 		out.Error = json.RawMessage("null")
 	}
@@ -144,7 +148,7 @@ func (s *Server) renderTask(t task.Task) taskResponse {
 }
 
 func (s *Server) taskList() rest.HandlerFunc {
-	return lister(s, taskListSpec(), nil, task.List, each(func(t task.Task) any { return s.renderTask(t) }))
+	return lister(s, taskListSpec(), s.scope(scoping{viewset: "tasks", id: "t.pulp_id"}, nil), task.List, each(func(t task.Task) any { return s.renderTask(t) }))
 }
 
 func (s *Server) taskRead(w http.ResponseWriter, r *http.Request) error {
@@ -235,7 +239,7 @@ func renderGroup(g task.Group) taskGroupResponse {
 }
 
 func (s *Server) groupList() rest.HandlerFunc {
-	return lister(s, rest.ListSpec{}, nil, task.ListGroups, each(func(g task.Group) any { return renderGroup(g) }))
+	return lister(s, rest.ListSpec{}, s.scope(scoping{viewset: "task-groups", group: "g.id"}, nil), task.ListGroups, each(func(g task.Group) any { return renderGroup(g) }))
 }
 
 func (s *Server) groupRead(w http.ResponseWriter, r *http.Request) error {

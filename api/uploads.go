@@ -30,7 +30,7 @@ func renderUpload(u meta.Upload) uploadResponse {
 }
 
 func (s *Server) uploadList() rest.HandlerFunc {
-	return lister(s, uploadListSpec(), nil, meta.ListUploads, each(func(u meta.Upload) any { return renderUpload(u) }))
+	return lister(s, uploadListSpec(), s.scope(scoping{viewset: "uploads", id: "u.pulp_id"}, nil), meta.ListUploads, each(func(u meta.Upload) any { return renderUpload(u) }))
 }
 
 func (s *Server) uploadCreate(w http.ResponseWriter, r *http.Request) error {
@@ -50,6 +50,9 @@ func (s *Server) uploadCreate(w http.ResponseWriter, r *http.Request) error {
 	}
 	u, err := meta.CreateUpload(r.Context(), s.db, in.Size)
 	if err != nil {
+		return err
+	}
+	if err := s.created(r.Context(), "uploads", meta.Object{Type: "core.upload", ID: u.PulpID}); err != nil {
 		return err
 	}
 	return rest.WriteOne(w, r, http.StatusCreated, renderUpload(u))

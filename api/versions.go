@@ -92,6 +92,12 @@ func (s *Server) versionList(perRepo bool) rest.HandlerFunc {
 		l.And("v.repository_id = ?", repo.ID)
 		return nil
 	}
+	if !perRepo {
+		// A repository's own versions are as visible as the repository (its URL); the list
+		// of every version shows those of repositories the caller may see.
+		return lister(s, versionListSpec(), s.scope(scoping{viewset: "repository_versions", repo: "v.repository_id"}, scope), meta.ListVersions,
+			each(func(v meta.Version) any { return s.renderVersion(v) }))
+	}
 	return lister(s, versionListSpec(), scope, meta.ListVersions, each(func(v meta.Version) any { return s.renderVersion(v) }))
 }
 

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -76,6 +77,11 @@ type Config struct {
 	// TLSClientCertUser is what of a verified client certificate names its user: cn,
 	// email or none.
 	TLSClientCertUser string `json:"tls_client_cert_user"`
+	// AuthHeader names the header a trusted reverse proxy puts the user it authenticated
+	// in (Pulp's REMOTE_USER setups); "" = off.
+	AuthHeader string `json:"auth_header"`
+	// AuthTrustedProxies are the addresses (CIDR prefixes) AuthHeader is believed from.
+	AuthTrustedProxies []string `json:"auth_trusted_proxies"`
 }
 
 // Defaults are the embedded single-machine settings.
@@ -183,7 +189,32 @@ func settings() []setting {
 			str(func(c *Config) *string { return &c.TLSClientCA })},
 		{"tls-client-cert-user", "what of a verified client certificate names its user: cn, email (its first email address) or none",
 			str(func(c *Config) *string { return &c.TLSClientCertUser })},
+		{"auth-header", "header a trusted reverse proxy names the authenticated user in, e.g. X-Remote-User (default: off)",
+			str(func(c *Config) *string { return &c.AuthHeader })},
+		{"auth-trusted-proxies", "comma-separated addresses or CIDR prefixes of the proxies --auth-header is believed from",
+			func(c *Config, v string) error { c.AuthTrustedProxies = strings.Split(v, ","); return nil }},
 	}
+}
+
+// TrustedProxies parses AuthTrustedProxies.
+func (c Config) TrustedProxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range c.AuthTrustedProxies {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return nil, fmt.Errorf("auth-trusted-proxies: %q is neither an address nor a CIDR prefix", s)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // EnvName is the environment variable of a setting.
@@ -290,6 +321,13 @@ func (c *Config) fill() {
 
 // Validate checks every setting and names the first bad one.
 func (c Config) Validate() error {
+	proxies, err := c.TrustedProxies()
+	if err != nil {
+		return err
+	}
+	if c.AuthHeader != "" && len(proxies) == 0 {
+		return errors.New("auth-header: needs --auth-trusted-proxies, the addresses of the proxies that set it (anyone else could name any user)")
+	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return fmt.Errorf("listen: %q is not host:port: %w", c.Listen, err)
 	}

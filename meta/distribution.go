@@ -132,6 +132,9 @@ func UpdateDistribution(ctx context.Context, q Querier, x Distribution, graceUnt
 
 // DeleteDistribution deletes a distribution.
 func DeleteDistribution(ctx context.Context, q Querier, id int64) error {
+	if err := ForgetGrants(ctx, q, "distributions", "id = ?", id); err != nil {
+		return err
+	}
 	_, err := q.Exec(ctx, `DELETE FROM distributions WHERE id = ?`, id)
 	return err
 }

@@ -98,6 +98,9 @@ func ListPublications(ctx context.Context, q Querier, l List) ([]Publication, in
 
 // DeletePublication deletes a publication and its file list.
 func DeletePublication(ctx context.Context, q Querier, id int64) error {
+	if err := ForgetGrants(ctx, q, "publications", "id = ?", id); err != nil {
+		return err
+	}
 	_, err := q.Exec(ctx, `DELETE FROM publications WHERE id = ?`, id)
 	return err
 }

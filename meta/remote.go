@@ -95,6 +95,9 @@ func UpdateRemote(ctx context.Context, q Querier, x Remote) error {
 // DeleteRemote deletes a remote; repositories that used it by default lose the link, and
 // on-demand files lose it as a source.
 func DeleteRemote(ctx context.Context, q Querier, id int64) error {
+	if err := ForgetGrants(ctx, q, "remotes", "id = ?", id); err != nil {
+		return err
+	}
 	if _, err := q.Exec(ctx, `UPDATE repositories SET remote_id = NULL WHERE remote_id = ?`, id); err != nil {
 		return err
 	}

@@ -150,6 +150,12 @@ func UpdateRepository(ctx context.Context, q Querier, r Repository) error {
 
 // DeleteRepository deletes a repository with its versions, membership and publications.
 func DeleteRepository(ctx context.Context, q Querier, id int64) error {
+	if err := ForgetGrants(ctx, q, "publications", "repository_id = ?", id); err != nil {
+		return err
+	}
+	if err := ForgetGrants(ctx, q, "repositories", "id = ?", id); err != nil {
+		return err
+	}
 	for _, s := range []string{
 		`DELETE FROM repository_content WHERE repository_id = ?`,
 		`DELETE FROM publications WHERE repository_id = ?`,

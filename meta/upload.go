@@ -142,6 +142,9 @@ func CompleteUpload(ctx context.Context, q Querier, id int64) error {
 
 // DeleteUpload deletes an upload row and its chunk records.
 func DeleteUpload(ctx context.Context, q Querier, id int64) error {
+	if err := ForgetGrants(ctx, q, "uploads", "id = ?", id); err != nil {
+		return err
+	}
 	_, err := q.Exec(ctx, `DELETE FROM uploads WHERE id = ?`, id)
 	return err
 }

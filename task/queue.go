@@ -30,6 +30,17 @@ type Spec struct {
 	GroupID    *int64
 	ParentID   *int64
 	LoggingCID string
+	// CreatedBy is the user who dispatched the task (nil for pith itself).
+	CreatedBy *int64
+}
+
+// Hooks let the layer above act on tasks users dispatch: the API gives the dispatcher
+// the roles its access policies name on the task and on what the task creates.
+type Hooks struct {
+	// Dispatched runs in the transaction that stores a task with a creator.
+	Dispatched func(ctx context.Context, tx *meta.Tx, t Task) error
+	// Created runs when a task with a creator records a resource it created (an href).
+	Created func(ctx context.Context, t Task, href string) error
 }
 
 // Options tune a Queue.
@@ -55,9 +66,13 @@ type Queue struct {
 	waiters  map[int64]chan struct{}
 	workerID int64
 	worker   string // the worker row's pulp_id
+	hooks    Hooks
 
 	stalled atomic.Int32 // final writes waiting for the store to take writes again
 }
+
+// SetHooks installs the hooks; call it before dispatching or starting workers.
+func (q *Queue) SetHooks(h Hooks) { q.hooks = h }
 
 // New creates a queue over db running the given functions by name.
 func New(db *meta.DB, funcs map[string]Func, opt Options) *Queue {
@@ -89,8 +104,10 @@ func (q *Queue) Dispatch(ctx context.Context, s Spec) (Task, error) {
 	var t Task
 	err := q.db.Tx(ctx, func(tx *meta.Tx) error {
 		var err error
-		t, err = DispatchTx(ctx, tx, s)
-		return err
+		if t, err = DispatchTx(ctx, tx, s); err != nil || t.CreatedBy == nil || q.hooks.Dispatched == nil {
+			return err
+		}
+		return q.hooks.Dispatched(ctx, tx, t)
 	})
 	if err != nil {
 		return Task{}, err
@@ -145,9 +162,9 @@ func DispatchTx(ctx context.Context, tx *meta.Tx, s Spec) (Task, error) {
 	}
 	now := meta.Now()
 	var id int64
-	if err := tx.QueryRow(ctx, `INSERT INTO tasks (pulp_id, name, state, logging_cid, args, reserved, task_group_id, parent_task_id, created, updated)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		meta.NewID(), s.Name, Waiting, s.LoggingCID, string(args), string(rj), s.GroupID, s.ParentID, now, now).Scan(&id); err != nil {
+	if err := tx.QueryRow(ctx, `INSERT INTO tasks (pulp_id, name, state, logging_cid, args, reserved, task_group_id, parent_task_id, created_by, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		meta.NewID(), s.Name, Waiting, s.LoggingCID, string(args), string(rj), s.GroupID, s.ParentID, s.CreatedBy, now, now).Scan(&id); err != nil {
 		return Task{}, fmt.Errorf("dispatch %s: %w", s.Name, err)
 	}
 	for r, excl := range locks {

@@ -55,6 +55,11 @@ func (r *Run) Created(href string) {
 	r.dirty = true
 	r.mu.Unlock()
 	r.save(r.ctx)
+	if h := r.q.hooks.Created; h != nil && r.Task.CreatedBy != nil {
+		if err := h(r.ctx, r.Task, href); err != nil {
+			r.q.opt.Logger.Error("task created a resource, but its creator's roles on it were not given", "task", r.Task.PulpID, "resource", href, "err", err)
+		}
+	}
 }
 
 // SetResult sets the task's result value (Pulp's `result`).

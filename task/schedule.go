@@ -30,6 +30,9 @@ type Schedule struct {
 // schedule whose interval changes is next due one new interval from now.
 func SetSchedule(ctx context.Context, db *meta.DB, name, taskName string, args any, interval time.Duration) error {
 	if interval <= 0 {
+		if err := meta.ForgetGrants(ctx, db, "task_schedules", "name = ?", name); err != nil {
+			return err
+		}
 		_, err := db.Exec(ctx, `DELETE FROM task_schedules WHERE name = ?`, name)
 		return err
 	}

@@ -49,6 +49,7 @@ type Task struct {
 	Result           json.RawMessage
 	Progress         []ProgressReport
 	CreatedResources []string
+	CreatedBy        *int64 // the user who dispatched it
 }
 
 // ProgressReport is one progress line of a task.
@@ -65,7 +66,7 @@ const cols = `t.id, t.pulp_id, t.name, t.state, t.logging_cid, t.args, t.reserve
 	(SELECT w.pulp_id FROM workers w WHERE w.id = t.worker_id), t.task_group_id,
 	(SELECT g.pulp_id FROM task_groups g WHERE g.id = t.task_group_id), t.parent_task_id,
 	(SELECT p.pulp_id FROM tasks p WHERE p.id = t.parent_task_id),
-	t.created, t.updated, t.unblocked, t.started, t.finished, t.error, t.result, t.progress, t.created_resources`
+	t.created, t.updated, t.unblocked, t.started, t.finished, t.error, t.result, t.progress, t.created_resources, t.created_by`
 
 func scan(r interface{ Scan(...any) error }) (Task, error) {
 	var t Task
@@ -73,7 +74,7 @@ func scan(r interface{ Scan(...any) error }) (Task, error) {
 	var errText, result sql.NullString
 	err := r.Scan(&t.ID, &t.PulpID, &t.Name, &t.State, &t.LoggingCID, &args, &reserved, &t.WorkerID, &t.WorkerPulpID,
 		&t.GroupID, &t.GroupPulpID, &t.ParentID, &t.ParentPulpID, &t.Created, &t.Updated, &t.Unblocked, &t.Started, &t.Finished,
-		&errText, &result, &progress, &created)
+		&errText, &result, &progress, &created, &t.CreatedBy)
 	if err != nil {
 		return t, err
 	}
@@ -122,6 +123,9 @@ func Delete(ctx context.Context, db *meta.DB, pulpID string) error {
 	if !Final(t.State) {
 		return fmt.Errorf("task %s is %s; only finished tasks can be deleted: %w", pulpID, t.State, meta.ErrInUse)
 	}
+	if err := meta.ForgetGrants(ctx, db, "tasks", "id = ?", t.ID); err != nil {
+		return err
+	}
 	_, err = db.Exec(ctx, `DELETE FROM tasks WHERE id = ?`, t.ID)
 	return err
 }
@@ -132,6 +136,9 @@ func Purge(ctx context.Context, db *meta.DB, finishedBefore int64, states []stri
 	for _, s := range states {
 		if !Final(s) {
 			return 0, fmt.Errorf("state %q is not a final state", s)
+		}
+		if err := meta.ForgetGrants(ctx, db, "tasks", "state = ? AND finished < ?", s, finishedBefore); err != nil {
+			return total, err
 		}
 		res, err := db.Exec(ctx, `DELETE FROM tasks WHERE state = ? AND finished < ?`, s, finishedBefore)
 		if err != nil {
@@ -186,30 +193,15 @@ func fillGroup(ctx context.Context, q meta.Querier, g *Group) error {
 	return nil
 }
 
-// ListGroups selects a page of task groups.
+// ListGroups selects a page of task groups (alias g).
 func ListGroups(ctx context.Context, q meta.Querier, l meta.List) ([]Group, int64, error) {
-	var total int64
-	if err := q.QueryRow(ctx, `SELECT count(*) FROM task_groups`).Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	tail := " ORDER BY id DESC"
-	if l.Limit > 0 {
-		tail += fmt.Sprintf(" LIMIT %d OFFSET %d", l.Limit, l.Offset)
-	}
-	rows, err := q.Query(ctx, `SELECT id, pulp_id, description, created FROM task_groups`+tail)
+	out, total, err := meta.Page(ctx, q, "g.id, g.pulp_id, g.description, g.created", "task_groups g", "g.id DESC", l, func(r *sql.Rows) (Group, error) {
+		var g Group
+		return g, r.Scan(&g.ID, &g.PulpID, &g.Description, &g.Created)
+	})
 	if err != nil {
 		return nil, 0, err
 	}
-	var out []Group
-	for rows.Next() {
-		var g Group
-		if err := rows.Scan(&g.ID, &g.PulpID, &g.Description, &g.Created); err != nil {
-			rows.Close()
-			return nil, 0, err
-		}
-		out = append(out, g)
-	}
-	rows.Close()
 	for i := range out {
 		if err := fillGroup(ctx, q, &out[i]); err != nil {
 			return nil, 0, err

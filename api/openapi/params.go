@@ -44,6 +44,12 @@ func CSV(name string, item Schema, desc string) Param {
 		Explode: boolPtr(false), Style: "form", Description: desc}
 }
 
+// Repeated is an array query parameter given once per value (explode true, style form).
+func Repeated(name string, item Schema, desc string) Param {
+	return Param{Name: name, In: "query", Schema: Schema{Type: "array", Items: &item},
+		Explode: boolPtr(true), Style: "form", Description: desc}
+}
+
 // Header is a header parameter.
 func Header(name string, s Schema, required bool, desc string) Param {
 	return Param{Name: name, In: "header", Schema: s, Required: required, Description: desc}

@@ -51,13 +51,20 @@ type FileFunc func(field, filename string, body io.Reader) error
 // (the pulp CLI sends nested values as JSON strings in forms). File parts go to onFile;
 // a file part with onFile nil is an error naming the field.
 //
-// PRNs in the body become hrefs (Pulp accepts either wherever it takes an href).
+// PRNs in the body become hrefs (Pulp accepts either wherever it takes an href). An
+// access decision waiting for the body (WithGate) is taken before the body is returned.
 func ReadBody(r *http.Request, target any, onFile FileFunc) (map[string]json.RawMessage, error) {
 	raw, err := readBody(r, target, onFile)
-	if err == nil {
-		resolveRaw(r.Context(), raw)
+	if err != nil {
+		return raw, err
 	}
-	return raw, err
+	resolveRaw(r.Context(), raw)
+	if gate := gateOf(r.Context()); gate != nil {
+		if err := gate(raw); err != nil {
+			return nil, err
+		}
+	}
+	return raw, nil
 }
 
 func readBody(r *http.Request, target any, onFile FileFunc) (map[string]json.RawMessage, error) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"pith/api/href"
@@ -25,6 +26,9 @@ type Env struct {
 	Table *Table
 	// Invalidate tells the content app that what it serves may have changed.
 	Invalidate func()
+
+	collOnce              sync.Once
+	byModel, byCollection map[string]string // PRN model ↔ collection (collections)
 }
 
 type cidKey struct{}
@@ -47,6 +51,9 @@ const quickTask = 500 * time.Millisecond
 // Enqueue queues a task with the request's correlation ID and waits briefly for it.
 func (e *Env) Enqueue(r *http.Request, spec task.Spec) (task.Task, error) {
 	spec.LoggingCID = CorrelationID(r.Context())
+	if sub := SubjectOf(r.Context()); !sub.Anonymous() {
+		spec.CreatedBy = &sub.ID
+	}
 	t, err := e.Queue.Dispatch(r.Context(), spec)
 	if err == nil {
 		e.Queue.WaitBriefly(r.Context(), t.ID, quickTask)

@@ -46,6 +46,9 @@ type Filter struct {
 	Boolean bool   // a custom filter taking a boolean
 	Number  bool   // a custom filter taking a number
 	UUID    bool   // a custom filter documented as a UUID
+	// Repeated is a custom filter given once per value (?p=a&p=b, an array exploded in
+	// the document); Apply gets the values joined by commas.
+	Repeated bool
 }
 
 // ListSpec declares a list operation: its filters and orderable fields.
@@ -139,17 +142,25 @@ func ParseList(r *http.Request, d meta.Dialect, spec ListSpec) (Query, error) {
 			}
 		}
 	}
+	repeated := map[string]bool{}
+	for _, f := range spec.Filters {
+		repeated[f.Name] = f.Repeated
+	}
 	terms := 0
 	// In order, so that the parameter an error names does not vary between requests.
 	for _, k := range slices.Sorted(maps.Keys(vals)) {
 		if !known[k] {
 			return q, BadField(k, "Unknown query parameter %q.", k)
 		}
+		vs := vals[k]
+		if repeated[k] {
+			vs = []string{strings.Join(vs, ",")}
+		}
 		fn := byName[k]
 		if fn == nil && k != "q" {
 			continue
 		}
-		for _, v := range vals[k] {
+		for _, v := range vs {
 			if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
 				return q, BadField(k, "Enter text without null characters or invalid UTF-8.")
 			}
@@ -409,6 +420,8 @@ func (f Filter) params() []openapi.Param {
 			return []openapi.Param{openapi.BoolFilter(f.Name)}
 		case f.UUID:
 			return []openapi.Param{openapi.Query(f.Name, openapi.Schema{Type: "string", Format: "uuid"}, f.Desc)}
+		case f.Repeated:
+			return []openapi.Param{openapi.Repeated(f.Name, openapi.Schema{Type: "string"}, f.Desc)}
 		case f.Number:
 			return []openapi.Param{openapi.Query(f.Name, openapi.Schema{Type: "number"}, f.Desc)}
 		}

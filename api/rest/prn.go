@@ -3,9 +3,11 @@ package rest
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"pith/api/href"
+	"pith/meta"
 )
 
 // Pulp accepts a resource's PRN ("prn:rpm.rpmrepository:<uuid>") wherever it accepts its
@@ -21,6 +23,10 @@ var coreModels = map[string]string{
 	"core.taskschedule":   "task-schedules/",
 	"core.signingservice": "signing-services/",
 	"core.worker":         "workers/",
+	"core.role":           "roles/",
+	"core.accesspolicy":   "access_policies/",
+	"auth.user":           "users/",
+	"core.group":          "groups/",
 }
 
 type resolverKey struct{}
@@ -37,8 +43,14 @@ func envOf(ctx context.Context) *Env {
 }
 
 // collections maps every PRN model to its collection ("rpm.rpmrepository" →
-// "repositories/rpm/rpm/"), and back.
+// "repositories/rpm/rpm/"), and back. They are made once, at the first request: the
+// types have declared their kinds by then.
 func (e *Env) collections() (byModel, byCollection map[string]string) {
+	e.collOnce.Do(func() { e.byModel, e.byCollection = e.makeCollections() })
+	return e.byModel, e.byCollection
+}
+
+func (e *Env) makeCollections() (byModel, byCollection map[string]string) {
 	byModel, byCollection = map[string]string{}, map[string]string{}
 	add := func(model, coll string) { byModel[model], byCollection[coll] = coll, model }
 	for m, c := range coreModels {
@@ -109,6 +121,43 @@ func (e *Env) PRNOf(h string) (string, bool) {
 		return "", false
 	}
 	return href.PRN(model, p.ID), true
+}
+
+// ObjectOf names the resource an href names, as roles are held on it: its PRN model and
+// its id (users and groups have integer ids); ok is false for anything else.
+func (e *Env) ObjectOf(h string) (meta.Object, bool) {
+	_, byCollection := e.collections()
+	if p, ok := href.Parse(h); ok {
+		if p.Rest != "" {
+			return meta.Object{}, false
+		}
+		model, ok := byCollection[p.Collection]
+		return meta.Object{Type: model, ID: p.ID}, ok
+	}
+	rest, ok := strings.CutPrefix(h, href.Root)
+	if !ok {
+		return meta.Object{}, false
+	}
+	coll, id, ok := strings.Cut(strings.TrimSuffix(rest, "/"), "/")
+	if !ok || (coll != "users" && coll != "groups") {
+		return meta.Object{}, false
+	}
+	if n, err := strconv.ParseInt(id, 10, 64); err != nil || n <= 0 {
+		return meta.Object{}, false
+	}
+	return meta.Object{Type: byCollection[coll+"/"], ID: id}, true
+}
+
+// CollectionOf is the collection of a PRN model ("repositories/rpm/rpm/"); "" for none.
+func (e *Env) CollectionOf(model string) string {
+	byModel, _ := e.collections()
+	return byModel[model]
+}
+
+// ModelOf is the PRN model of a collection ("repositories/file/file/"); "" for none.
+func (e *Env) ModelOf(collection string) string {
+	_, byCollection := e.collections()
+	return byCollection[collection]
 }
 
 // resolvePRNs replaces, in a decoded JSON value, every string that is a PRN pith knows

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
+	"pith/api/access"
 	"pith/api/openapi"
 	"pith/meta"
 	"pith/task"
@@ -34,6 +36,34 @@ type Op struct {
 	Anonymous                      bool
 	Extra                          []openapi.Param // operation-specific parameters (headers)
 	Handler                        HandlerFunc
+	// Viewset names the access policy deciding who may run the operation (Pulp's
+	// viewset name: "repositories/file/file"); Action is the policy's action ("sync");
+	// empty, it follows the method: list or retrieve, create, update, partial_update,
+	// destroy. An operation with no policy of that name is for administrators only.
+	Viewset, Action string
+}
+
+// AccessAction is the operation's action in its access policy.
+func (op Op) AccessAction() string {
+	if op.Action != "" {
+		return op.Action
+	}
+	switch op.Method {
+	case "GET":
+		if op.List != nil {
+			return "list"
+		}
+		return "retrieve"
+	case "POST":
+		return "create"
+	case "PUT":
+		return "update"
+	case "PATCH":
+		return "partial_update"
+	case "DELETE":
+		return "destroy"
+	}
+	return strings.ToLower(op.Method)
 }
 
 // Resp is a response of an operation: a status and the schema of its body ("" none).
@@ -122,11 +152,13 @@ type Table struct {
 	pubs     []PubKind
 	units    []UnitKind
 	creators map[string]Creator
+	access   access.Defaults
+	conds    map[string]Condition
 }
 
 // NewTable is an empty table whose handlers run in env.
 func NewTable(env *Env) *Table {
-	t := &Table{Env: env, Reg: openapi.NewRegistry(), creators: map[string]Creator{}}
+	t := &Table{Env: env, Reg: openapi.NewRegistry(), creators: map[string]Creator{}, conds: map[string]Condition{}}
 	if env != nil && env.Table == nil {
 		env.Table = t
 	}
@@ -160,6 +192,25 @@ func (t *Table) Create(kind string, fn Creator) error {
 	t.creators[kind] = fn
 	return nil
 }
+
+// Access adds a type's access defaults (its policies, built-in roles and permissions,
+// access.Parse of its access.json).
+func (t *Table) Access(d access.Defaults) error { return t.access.Merge(d) }
+
+// AccessDefaults are the access defaults every type declared.
+func (t *Table) AccessDefaults() access.Defaults { return t.access }
+
+// Condition adds a condition function a type's policies name (rpm's has_perms_to_copy).
+func (t *Table) Condition(name string, fn Condition) error {
+	if _, dup := t.conds[name]; dup {
+		return fmt.Errorf("access condition %q declared twice", name)
+	}
+	t.conds[name] = fn
+	return nil
+}
+
+// Conditions are the condition functions the types declared.
+func (t *Table) Conditions() map[string]Condition { return t.conds }
 
 // Ops are the operations added with Add.
 func (t *Table) Ops() []Op { return t.ops }

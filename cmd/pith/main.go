@@ -7,6 +7,7 @@
 //	pith admin rotate-key      add a new encryption key and seal every secret with it
 //	pith admin reencrypt       seal every secret with the first key of the key file
 //	pith admin forget-secrets  empty the secrets no key opens (the key was lost)
+//	pith admin user …          list, create, change and delete users
 //	pith version               print the versions pith claims
 package main
 
@@ -45,6 +46,7 @@ commands:
   admin forget-secrets
                      empty the stored secrets no key of --db-encryption-key opens (the key
                      that sealed them was lost), so that pith starts; set them again
+  admin user         users: list, create, superuser, password, role, delete (pith admin user)
   version            print the Pulp component versions pith claims
   bench STUDY        a scale study, pith next to upstream Pulp: upload, rpm, serve, hosts,
                      promote, sync (pith bench STUDY -h; docs/benchmarks.md)
@@ -104,6 +106,8 @@ func admin(ctx context.Context, args []string) error {
 			return fmt.Errorf("admin password: unexpected argument %q; usage: pith admin password [NEW] [flags]", pos[1])
 		}
 		return adminPassword(ctx, cfg, pos)
+	case "user":
+		return adminUser(ctx, args[1:])
 	case "rotate-key", "reencrypt", "forget-secrets":
 		cfg, err := loadNoArgs("admin "+sub, args[1:])
 		if err != nil {
@@ -118,7 +122,7 @@ func admin(ctx context.Context, args []string) error {
 		}
 		return err
 	}
-	return fmt.Errorf("usage: pith admin password [NEW] [flags], pith admin rotate-key|reencrypt|forget-secrets [flags]")
+	return fmt.Errorf("usage: pith admin password [NEW] [flags], pith admin rotate-key|reencrypt|forget-secrets [flags], pith admin user COMMAND")
 }
 
 // loadNoArgs loads the settings of a command that takes no positional arguments.

@@ -302,6 +302,11 @@ func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *
 	n.core = core
 	maps.Copy(funcs, core.Tasks())
 	maps.Copy(funcs, api.Tasks(core, cfg.GracePeriod()))
+	hooks, err := api.TaskHooks(core)
+	if err != nil {
+		return nil, err
+	}
+	q.SetHooks(hooks)
 	// The shared cache: content processes keep resolutions in it, and status reports it.
 	var shared *serve.Shared
 	sharedOnly := false
@@ -326,8 +331,10 @@ func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *
 		inv.local = n.content
 	}
 	if r.api {
+		proxies, _ := cfg.TrustedProxies() // checked by Validate
 		if n.api, err = api.New(api.Config{Core: core, ContentOrigin: cfg.ContentOrigin, Logger: log,
-			OrphanProtection: cfg.OrphanProtection(), GracePeriod: cfg.GracePeriod(), UploadTimeout: cfg.UploadTimeout()}); err != nil {
+			OrphanProtection: cfg.OrphanProtection(), GracePeriod: cfg.GracePeriod(), UploadTimeout: cfg.UploadTimeout(),
+			AuthHeader: cfg.AuthHeader, TrustedProxies: proxies, CertUser: edge.CertUser(cfg.TLSClientCertUser)}); err != nil {
 			return nil, err
 		}
 		if shared != nil {

@@ -153,3 +153,35 @@ func TestServeTLSBadFiles(t *testing.T) {
 		}
 	}
 }
+
+// A verified client certificate authenticates the API user its subject names (the CN by
+// default): a certificate of a user who exists logs in without a password, one naming
+// nobody is a 401, and without one the request is anonymous.
+func TestCertificateAuthenticatesUser(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	serverCA, clientCA := testcert.NewCA(t, "server CA"), testcert.NewCA(t, "client CA")
+	certFile, keyFile := serverCA.Server(t, "127.0.0.1").Write(t, dir, "server")
+	s := startNode(t, "--tls-cert", certFile, "--tls-key", keyFile, "--tls-client-ca", clientCA.Write(t, dir, "clients.pem"))
+	admin := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: serverCA.Pool()}}}
+	req, _ := http.NewRequest("POST", "https://"+s.api+"/pulp/api/v3/users/", strings.NewReader(`{"username": "alice"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.SetBasicAuth("admin", testPassword)
+	resp, err := admin.Do(req)
+	if err != nil || resp.StatusCode != 201 {
+		t.Fatalf("create alice: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	alice, bob := clientCA.Client(t, "alice").TLS(t), clientCA.Client(t, "bob").TLS(t)
+	for _, tc := range []struct {
+		name string
+		cert *tls.Certificate
+		code int
+		user string
+	}{{"alice's certificate", &alice, 200, "alice"}, {"a certificate naming nobody", &bob, 401, ""}, {"no certificate", nil, 401, ""}} {
+		resp, _, err := handshake(t, s.api, "/pulp/api/v3/login/", serverCA, tc.cert)
+		if err != nil || resp.StatusCode != tc.code {
+			t.Errorf("%s: %v %v, want %d", tc.name, resp, err, tc.code)
+		}
+	}
+}

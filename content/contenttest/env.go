@@ -99,6 +99,11 @@ func New(t *testing.T, types ...Maker) *Env {
 	}
 	maps.Copy(funcs, core.Tasks())
 	maps.Copy(funcs, api.Tasks(core, time.Hour))
+	hooks, err := api.TaskHooks(core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.SetHooks(hooks)
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -115,11 +120,19 @@ func New(t *testing.T, types ...Maker) *Env {
 // header names and values.
 func (e *Env) Do(method, path, contentType string, body io.Reader, hdr ...string) (int, map[string]any, http.Header) {
 	e.T.Helper()
+	return e.DoAs("admin", "pw", method, path, contentType, body, hdr...)
+}
+
+// DoAs is Do with another user's credentials; an empty user sends none (anonymous).
+func (e *Env) DoAs(user, password, method, path, contentType string, body io.Reader, hdr ...string) (int, map[string]any, http.Header) {
+	e.T.Helper()
 	req, err := http.NewRequest(method, e.URL+path, body)
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	req.SetBasicAuth("admin", "pw")
+	if user != "" {
+		req.SetBasicAuth(user, password)
+	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}

@@ -77,6 +77,7 @@ func Run(t *testing.T, f Fixture) {
 	t.Run("overwrite", s.overwrite)
 	t.Run("base version of another repository", s.otherBase)
 	t.Run("every operation's response matches the reference", s.schemas)
+	t.Run("every operation for every kind of caller", s.accessMatrix)
 }
 
 type suite struct {

@@ -2,9 +2,11 @@ package file
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"net/http"
 
+	"pith/api/access"
 	"pith/api/href"
 	"pith/api/openapi"
 	"pith/api/rest"
@@ -50,14 +52,27 @@ func (p *Plugin) Declare(t *rest.Table) error {
 
 	unit := t.Schema("file.FileContentResponse", contentResponse{})
 	const cpat = href.Root + "content/" + segment + "/"
-	t.Add(rest.Op{ID: "content_file_files_create", Method: "POST", Path: cpat, Pattern: cpat + "{$}", Tag: "Content: Files",
+	t.Add(rest.Op{ID: "content_file_files_create", Viewset: "content/" + segment, Method: "POST", Path: cpat, Pattern: cpat + "{$}", Tag: "Content: Files",
 		Body: contentIn{}, BodyName: "file.FileContent", Media: rest.FileForms, Responses: []openapi.Response{rest.Resp(202, t.Async())},
 		Handler: p.createHandler(env)})
-	t.Add(rest.Op{ID: "content_file_files_upload", Method: "POST", Path: cpat + "upload/", Pattern: cpat + "upload/{$}", Tag: "Content: Files",
+	t.Add(rest.Op{ID: "content_file_files_upload", Viewset: "content/" + segment, Action: "upload", Method: "POST", Path: cpat + "upload/", Pattern: cpat + "upload/{$}", Tag: "Content: Files",
 		Body: contentIn{}, BodyName: "file.FileContent", Media: rest.FileForms, Responses: []openapi.Response{rest.Resp(201, unit)},
 		Handler: p.uploadHandler(env)})
+	d, err := access.Parse(accessJSON)
+	if err != nil {
+		return err
+	}
+	if err := t.Access(d); err != nil {
+		return err
+	}
 	return t.Create(createKind, p.createTask)
 }
+
+// accessJSON are pulp_file's default access policies, built-in roles and permissions
+// (scripts/pulp-access.py).
+//
+//go:embed access.json
+var accessJSON []byte
 
 // repoSettings are what a file repository adds (its attrs).
 type repoSettings struct {

@@ -3,12 +3,14 @@ package rpm
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 
+	"pith/api/access"
 	"pith/api/href"
 	"pith/api/openapi"
 	"pith/api/rest"
@@ -32,11 +34,11 @@ func (p *Plugin) Declare(t *rest.Table) error {
 		Create: rest.Action{Body: rpmPublicationIn{}, BodyName: "rpm.RpmPublication", Handler: p.rpmPubCreate}})
 	async := t.Async()
 	tg := t.Schema("TaskGroupOperationResponse", rest.TaskGroupRef{})
-	t.Add(rest.Op{ID: "rpm_prune_prune_packages", Method: "POST", Path: href.Root + "rpm/prune/", Pattern: href.Root + "rpm/prune/{$}", Tag: "Rpm: Prune",
+	t.Add(rest.Op{ID: "rpm_prune_prune_packages", Viewset: "rpm/prune", Action: "prune_packages", Method: "POST", Path: href.Root + "rpm/prune/", Pattern: href.Root + "rpm/prune/{$}", Tag: "Rpm: Prune",
 		Body: pruneIn{}, BodyName: "PrunePackages", Media: rest.JSONForms, Responses: []openapi.Response{rest.Resp(202, tg)}, Handler: p.rpmPrune})
-	t.Add(rest.Op{ID: "rpm_comps_upload", Method: "POST", Path: href.Root + "rpm/comps/", Pattern: href.Root + "rpm/comps/{$}", Tag: "Rpm: Comps",
+	t.Add(rest.Op{ID: "rpm_comps_upload", Viewset: "rpm/comps", Method: "POST", Path: href.Root + "rpm/comps/", Pattern: href.Root + "rpm/comps/{$}", Tag: "Rpm: Comps",
 		Body: compsIn{}, BodyName: "CompsXml", Media: rest.FileForms, Responses: []openapi.Response{rest.Resp(202, async)}, Handler: p.rpmCompsUpload})
-	t.Add(rest.Op{ID: "copy_content_2", Method: "POST", Path: href.Root + "rpm/copy/", Pattern: href.Root + "rpm/copy/{$}", Tag: "Rpm: Copy",
+	t.Add(rest.Op{ID: "copy_content_2", Viewset: "rpm/copy", Method: "POST", Path: href.Root + "rpm/copy/", Pattern: href.Root + "rpm/copy/{$}", Tag: "Rpm: Copy",
 		Body: copyIn{}, BodyName: "Copy", Media: rest.JSONForms, Responses: []openapi.Response{rest.Resp(202, async)}, Handler: p.rpmCopy})
 	for kind, fn := range map[string]rest.Creator{packageKind: p.runRpmPackage, advisoryKind: p.runRpmAdvisory} {
 		if err := t.Create(kind, fn); err != nil {
@@ -48,7 +50,57 @@ func (p *Plugin) Declare(t *rest.Table) error {
 			return err
 		}
 	}
-	return nil
+	d, err := access.Parse(accessJSON)
+	if err != nil {
+		return err
+	}
+	if err := t.Access(d); err != nil {
+		return err
+	}
+	return t.Condition("has_perms_to_copy", hasPermsToCopy)
+}
+
+// accessJSON are pulp_rpm's default access policies, built-in roles and permissions
+// (scripts/pulp-access.py).
+//
+//go:embed access.json
+var accessJSON []byte
+
+// hasPermsToCopy is pulp_rpm's condition of a copy: the caller may modify every
+// destination repository and view every source version's repository (on that
+// repository or on every one).
+func hasPermsToCopy(c rest.Check, _ string) (bool, error) {
+	body, err := c.Body()
+	if err != nil {
+		return false, err
+	}
+	var in struct {
+		Config []struct {
+			SourceRepoVersion string `json:"source_repo_version"`
+			DestRepo          string `json:"dest_repo"`
+		} `json:"config"`
+	}
+	if raw, ok := body["config"]; ok {
+		if err := json.Unmarshal(raw, &in.Config); err != nil {
+			return false, rest.BadField("config", "Invalid value: %v", err)
+		}
+	}
+	can := func(perm, h string) (bool, error) {
+		if ok, err := c.HasModelPerm(perm); ok || err != nil {
+			return ok, err
+		}
+		return c.HasPermOn(perm, h)
+	}
+	for _, e := range in.Config {
+		if ok, err := can("rpm.modify_content_rpmrepository", e.DestRepo); !ok || err != nil {
+			return false, err
+		}
+		repo, _, _ := strings.Cut(e.SourceRepoVersion, "versions/")
+		if ok, err := can("rpm.view_rpmrepository", repo); !ok || err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 type rpmSyncIn struct {

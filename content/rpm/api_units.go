@@ -250,16 +250,16 @@ func (p *Plugin) declareUnits(t *rest.Table) {
 		switch k.typ {
 		case PackageType:
 			unit := t.Schema(k.schema, k.view)
-			t.Add(rest.Op{ID: id + "_create", Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: k.tag,
+			t.Add(rest.Op{ID: id + "_create", Viewset: "content/" + k.seg, Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: k.tag,
 				Body: rpmPackageIn{}, BodyName: "rpm.Package", Media: rest.FileForms, Responses: []openapi.Response{rest.Resp(202, async)}, Handler: p.rpmPackageCreate},
-				rest.Op{ID: id + "_upload", Method: "POST", Path: pat + "upload/", Pattern: pat + "upload/{$}", Tag: k.tag,
+				rest.Op{ID: id + "_upload", Viewset: "content/" + k.seg, Action: "upload", Method: "POST", Path: pat + "upload/", Pattern: pat + "upload/{$}", Tag: k.tag,
 					Body: rpmPackageIn{}, BodyName: "RPMPackageUpload", Media: rest.FileForms, Responses: []openapi.Response{rest.Resp(201, unit)}, Handler: p.rpmPackageUpload})
 		case AdvisoryType:
-			t.Add(rest.Op{ID: id + "_create", Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: k.tag,
+			t.Add(rest.Op{ID: id + "_create", Viewset: "content/" + k.seg, Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: k.tag,
 				Body: rest.ContentIn{}, BodyName: "rpm.UpdateRecord", Media: rest.FileForms, Responses: []openapi.Response{rest.Resp(202, async)}, Handler: p.rpmAdvisoryCreate})
 		case ModulemdType, DefaultsType, ObsoleteType:
 			mk := rpmModuleKinds[k.typ]
-			t.Add(rest.Op{ID: id + "_create", Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: k.tag,
+			t.Add(rest.Op{ID: id + "_create", Viewset: "content/" + k.seg, Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: k.tag,
 				Body: reflect.ValueOf(mk.body()).Elem().Interface(), BodyName: mk.bodyName, Media: rest.JSONForms,
 				Responses: []openapi.Response{rest.Resp(202, async)}, Handler: p.moduleCreateHandler(mk)})
 		}

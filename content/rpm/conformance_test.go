@@ -8,6 +8,7 @@ import (
 
 	"pith/content/contenttest"
 	"pith/content/rpm"
+	"pith/meta"
 )
 
 // twins uploads two builds of one package (empty-0-0.x86_64: unsigned, and signed with
@@ -80,7 +81,7 @@ var examples = map[string]contenttest.Example{
 		return "POST", "/pulp/api/v3/rpm/comps/", ct, body
 	},
 	"copy_content_2": func(e *contenttest.Env, refs contenttest.Refs) (string, string, string, io.Reader) {
-		code, dest := e.JSON("POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": "copy-destination"})
+		code, dest := e.JSON("POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": "copy-destination-" + meta.NewID()})
 		if code != 201 {
 			e.T.Fatalf("destination: %d %v", code, dest)
 		}

@@ -1,0 +1,240 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"testing"
+
+	"pith/content/contenttest"
+	"pith/meta"
+)
+
+// newUser makes a user with a password (as admin) and returns its href.
+func newUser(e *contenttest.Env, name string) string {
+	e.T.Helper()
+	code, m := e.JSON("POST", "/pulp/api/v3/users/", map[string]any{"username": name, "password": name + " has a long password"})
+	if code != 201 {
+		e.T.Fatalf("create user %s: %d %v", name, code, m)
+	}
+	return m["pulp_href"].(string)
+}
+
+func asUser(e *contenttest.Env, name, method, path string, body any) (int, map[string]any) {
+	e.T.Helper()
+	ct, b := "", []byte(nil)
+	if body != nil {
+		ct = "application/json"
+		b, _ = json.Marshal(body)
+	}
+	code, m, _ := e.DoAs(name, name+" has a long password", method, path, ct, bytes.NewReader(b))
+	return code, m
+}
+
+// Wrong passwords are throttled per user and per client address, after the key
+// derivation has run for each: before, a wrong password after a successful login was
+// compared with a cached digest, thousands of guesses a second, forever.
+func TestPasswordGuessing(t *testing.T) {
+	e := newEnv(t)
+	newUser(e, "alice")
+	if code, m := asUser(e, "alice", "GET", "/pulp/api/v3/login/", nil); code != 200 {
+		t.Fatalf("alice logs in: %d %v", code, m)
+	}
+	statuses := map[int]int{}
+	for i := range 12 {
+		code, _, h := e.DoAs("alice", fmt.Sprintf("guess %d", i), "GET", "/pulp/api/v3/repositories/", "", nil)
+		statuses[code]++
+		if code == 401 && h.Get("WWW-Authenticate") == "" {
+			t.Error("401 without WWW-Authenticate")
+		}
+	}
+	if statuses[401] != 10 || statuses[http.StatusTooManyRequests] != 2 {
+		t.Fatalf("12 wrong passwords: %v; want 10 refused and then throttled", statuses)
+	}
+	// The right password, verified before, still works; a guess for another user from
+	// the same address is throttled (the address's failures are spent).
+	if code, m := asUser(e, "alice", "GET", "/pulp/api/v3/login/", nil); code != 200 {
+		t.Fatalf("alice again: %d %v", code, m)
+	}
+	if code, _, _ := e.DoAs("nobody", "guess", "GET", "/pulp/api/v3/repositories/", "", nil); code != http.StatusTooManyRequests {
+		t.Fatalf("guess for another user from the same address: %d, want 429", code)
+	}
+}
+
+// A login session authenticates later requests by cookie; unsafe requests need its CSRF
+// token, and logout ends it.
+func TestLoginSession(t *testing.T) {
+	e := newEnv(t)
+	newUser(e, "bob")
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar}
+	do := func(method, path, csrf string, basic bool) (int, map[string]any) {
+		req, _ := http.NewRequest(method, e.URL+path, strings.NewReader("{}"))
+		req.Header.Set("Content-Type", "application/json")
+		if basic {
+			req.SetBasicAuth("bob", "bob has a long password")
+		}
+		if csrf != "" {
+			req.Header.Set("X-CSRFToken", csrf)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	if code, m := do("POST", "/pulp/api/v3/login/", "", true); code != 201 || m["username"] != "bob" {
+		t.Fatalf("login: %d %v", code, m)
+	}
+	var csrf string
+	for _, c := range jar.Cookies(mustURL(t, e.URL)) {
+		if c.Name == "csrftoken" {
+			csrf = c.Value
+		}
+	}
+	if csrf == "" {
+		t.Fatal("no csrftoken cookie")
+	}
+	if code, m := do("GET", "/pulp/api/v3/login/", "", false); code != 200 || m["username"] != "bob" {
+		t.Fatalf("GET login/ by cookie: %d %v", code, m)
+	}
+	if code, m := do("POST", "/pulp/api/v3/groups/", "", false); code != 403 || !strings.Contains(fmt.Sprint(m), "CSRF") {
+		t.Fatalf("unsafe request without the CSRF token: %d %v", code, m)
+	}
+	if code, _ := do("POST", "/pulp/api/v3/groups/", csrf, false); code != 403 && code != 400 {
+		t.Fatalf("unsafe request with the token reached the policy: got %d", code)
+	}
+	if code, _ := do("DELETE", "/pulp/api/v3/login/", csrf, false); code != 204 {
+		t.Fatalf("logout: %d", code)
+	}
+	if code, _ := do("GET", "/pulp/api/v3/login/", "", false); code != 401 {
+		t.Fatalf("after logout: %d, want 401", code)
+	}
+}
+
+// A user granted the creator role makes a repository and owns it (creation hooks); a
+// second user sees neither the repository nor the first user's tasks; the owner syncs
+// and deletes; an administrator sees everything.
+func TestOwnershipAndVisibility(t *testing.T) {
+	e := newEnv(t)
+	carol, dave := newUser(e, "carol"), newUser(e, "dave")
+	for _, who := range []string{carol, dave} {
+		if code, m := e.JSON("POST", who+"roles/", map[string]any{"role": "file.filerepository_creator", "content_object": nil}); code != 201 {
+			t.Fatalf("grant creator: %d %v", code, m)
+		}
+	}
+	code, repo := asUser(e, "carol", "POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": "carols"})
+	if code != 201 {
+		t.Fatalf("carol creates: %d %v", code, repo)
+	}
+	h := repo["pulp_href"].(string)
+	if code, m := asUser(e, "carol", "GET", h+"my_permissions/", nil); code != 200 || !strings.Contains(fmt.Sprint(m["permissions"]), "file.delete_filerepository") {
+		t.Fatalf("carol's permissions: %d %v", code, m)
+	}
+	if code, _ := asUser(e, "dave", "GET", h, nil); code != 404 {
+		t.Fatalf("dave reads carol's repository: %d, want 404", code)
+	}
+	if _, m := asUser(e, "dave", "GET", "/pulp/api/v3/repositories/", nil); m["count"] != float64(0) {
+		t.Fatalf("dave lists repositories: %v", m)
+	}
+	code, m := asUser(e, "carol", "POST", h+"modify/", map[string]any{"add_content_units": []string{}})
+	if code != 202 {
+		t.Fatalf("carol modifies: %d %v", code, m)
+	}
+	task := m["task"].(string)
+	e.Wait(task)
+	if code, m := asUser(e, "carol", "GET", task, nil); code != 200 || !strings.HasPrefix(fmt.Sprint(m["created_by"]), "/pulp/api/v3/users/") {
+		t.Fatalf("carol reads her task: %d %v", code, m)
+	}
+	if code, _ := asUser(e, "dave", "GET", task, nil); code != 404 {
+		t.Fatalf("dave reads carol's task: %d, want 404", code)
+	}
+	if _, m := asUser(e, "dave", "GET", "/pulp/api/v3/tasks/", nil); m["count"] != float64(0) {
+		t.Fatalf("dave lists tasks: %v", m)
+	}
+	code, m = e.JSON("GET", h+"list_roles/", nil)
+	if code != 200 || !strings.Contains(fmt.Sprint(m), "file.filerepository_owner") || !strings.Contains(fmt.Sprint(m), "carol") {
+		t.Fatalf("list_roles: %d %v", code, m)
+	}
+	// Dave as a viewer: reads, may not change.
+	if code, m := e.JSON("POST", h+"add_role/", map[string]any{"role": "file.filerepository_viewer", "users": []string{"dave"}}); code != 201 {
+		t.Fatalf("add_role: %d %v", code, m)
+	}
+	if code, _ := asUser(e, "dave", "GET", h, nil); code != 200 {
+		t.Fatalf("viewer dave reads: %d", code)
+	}
+	if code, _ := asUser(e, "dave", "DELETE", h, nil); code != 403 {
+		t.Fatalf("viewer dave deletes: %d, want 403", code)
+	}
+	if code, m := asUser(e, "carol", "DELETE", h, nil); code != 202 {
+		t.Fatalf("carol deletes: %d %v", code, m)
+	} else {
+		e.Wait(m["task"].(string))
+	}
+	// The roles held on the repository went with it.
+	var n int
+	if err := e.DB.QueryRow(t.Context(), `SELECT count(*) FROM user_roles WHERE object_type = 'file.filerepository'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("roles left on the deleted repository: %d %v", n, err)
+	}
+}
+
+// A locked role cannot change; a custom role with a permission no model has is refused;
+// a policy naming an unknown condition is refused and changes nothing; reset restores.
+func TestRolesAndPolicies(t *testing.T) {
+	e := newEnv(t)
+	_, page := e.JSON("GET", "/pulp/api/v3/roles/?name=core.task_owner", nil)
+	owner := page["results"].([]any)[0].(map[string]any)
+	if code, _ := e.JSON("PATCH", owner["pulp_href"].(string), map[string]any{"description": "mine"}); code != 403 {
+		t.Fatalf("patch a locked role: %d, want 403", code)
+	}
+	if code, m := e.JSON("POST", "/pulp/api/v3/roles/", map[string]any{"name": "x", "permissions": []string{"core.fly_task"}}); code != 400 || !strings.Contains(fmt.Sprint(m), "core.fly_task") {
+		t.Fatalf("role with an unknown permission: %d %v", code, m)
+	}
+	_, page = e.JSON("GET", "/pulp/api/v3/access_policies/?viewset_name=tasks", nil)
+	policy := page["results"].([]any)[0].(map[string]any)
+	ph := policy["pulp_href"].(string)
+	bad := []any{map[string]any{"action": "*", "principal": "authenticated", "effect": "allow", "condition": "has_modle_perms:core.view_task"}}
+	if code, m := e.JSON("PATCH", ph, map[string]any{"statements": bad}); code != 400 || !strings.Contains(fmt.Sprint(m), "has_modle_perms") {
+		t.Fatalf("unknown condition: %d %v", code, m)
+	}
+	if _, m := e.JSON("GET", ph, nil); m["customized"] != false {
+		t.Fatalf("a refused update changed the policy: %v", m)
+	}
+	// Deny everyone the task list, then reset.
+	deny := []any{map[string]any{"action": "*", "principal": "*", "effect": "deny"}}
+	if code, m := e.JSON("PATCH", ph, map[string]any{"statements": deny}); code != 200 || m["customized"] != true {
+		t.Fatalf("customize: %d %v", code, m)
+	}
+	if code, _ := e.JSON("GET", "/pulp/api/v3/tasks/", nil); code != 403 {
+		t.Fatalf("admin lists tasks under a deny-all policy: %d, want 403", code)
+	}
+	if code, m := e.JSON("POST", ph+"reset/", nil); code != 200 || m["customized"] != false {
+		t.Fatalf("reset: %d %v", code, m)
+	}
+	if code, _ := e.JSON("GET", "/pulp/api/v3/tasks/", nil); code != 200 {
+		t.Fatalf("tasks after reset: %d", code)
+	}
+	var n int
+	e.DB.QueryRow(t.Context(), `SELECT count(*) FROM access_policies WHERE viewset_name = 'acs/file/file'`).Scan(&n)
+	if n != 0 {
+		t.Fatal("a policy of a viewset pith does not serve is stored")
+	}
+	if _, err := meta.RoleByName(t.Context(), e.DB, "file.filerepository_owner"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}

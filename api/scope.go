@@ -1,0 +1,207 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"pith/api/href"
+	"pith/api/rest"
+	"pith/meta"
+)
+
+// Lists show a caller only what its roles let it see, as Pulp's scope_queryset does,
+// narrowed in the list's own SQL query: rows of a viewset whose policy scopes its
+// queryset need the viewset's view permission (on every object or on the row); a list
+// of every type (repositories/) asks each type's viewset; content is what visible
+// repositories hold; versions are those of visible repositories; task groups those
+// with a visible task. Superusers see everything and their queries are not touched.
+
+// scoping names a list's policy and the columns its rows are matched by.
+type scoping struct {
+	viewset string
+	id      string // the rows' pulp_id column ("r.pulp_id")
+	typ     string // a list of every type: the rows' type column ("r.type")
+	content string // a content list: the rows' content id ("c.id")
+	repo    string // a version list: the rows' repository id ("v.repository_id")
+	group   string // a task group list: the rows' id ("g.id")
+}
+
+// scope narrows a list to what the caller may see, after also (nil for nothing).
+func (s *Server) scope(sc scoping, also func(*http.Request, *meta.List) error) func(*http.Request, *meta.List) error {
+	return func(r *http.Request, l *meta.List) error {
+		if also != nil {
+			if err := also(r, l); err != nil {
+				return err
+			}
+		}
+		c := callerFrom(r.Context())
+		if c == nil || c.subject.Superuser {
+			return nil
+		}
+		cond, args, err := s.scopeCond(r.Context(), c, sc)
+		if err != nil || cond == "" {
+			return err
+		}
+		l.And(cond, args...)
+		return nil
+	}
+}
+
+// scopeCond is the condition a list's rows must meet ("" for none).
+func (s *Server) scopeCond(ctx context.Context, c *caller, sc scoping) (string, []any, error) {
+	pol, _, err := s.policies.get(ctx, s.db, sc.viewset)
+	if err != nil || !pol.Scoped() {
+		return "", nil, err
+	}
+	switch {
+	case sc.content != "":
+		repos, args, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type")
+		if err != nil {
+			return "", nil, err
+		}
+		return sc.content + ` IN (SELECT rc.content_id FROM repository_content rc JOIN repositories rr ON rr.id = rc.repository_id WHERE ` +
+			orTrue(repos) + `)`, args, nil
+	case sc.repo != "":
+		repos, args, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type")
+		if err != nil {
+			return "", nil, err
+		}
+		return sc.repo + ` IN (SELECT rr.id FROM repositories rr WHERE ` + orTrue(repos) + `)`, args, nil
+	case sc.group != "":
+		tasks, args, err := s.scopeCond(ctx, c, scoping{viewset: "tasks", id: "tt.pulp_id"})
+		if err != nil {
+			return "", nil, err
+		}
+		return sc.group + ` IN (SELECT tt.task_group_id FROM tasks tt WHERE tt.task_group_id IS NOT NULL AND tt.parent_task_id IS NULL AND ` +
+			orTrue(tasks) + `)`, args, nil
+	case sc.typ != "":
+		return s.typedCond(ctx, c, sc.viewset, sc.id, sc.typ)
+	}
+	return s.objectCond(ctx, c, sc.viewset, sc.id)
+}
+
+func orTrue(cond string) string {
+	if cond == "" {
+		return "1 = 1"
+	}
+	return cond
+}
+
+// objectCond: the row's object is one the caller holds the viewset's scope permission
+// on ("" when it holds it on every object, or the policy names none).
+func (s *Server) objectCond(ctx context.Context, c *caller, viewset, idCol string) (string, []any, error) {
+	pol, _, err := s.policies.get(ctx, s.db, viewset)
+	if err != nil || !pol.Scoped() {
+		return "", nil, err
+	}
+	perm := s.policies.defaults.Policies[viewset].ScopePermission
+	if perm == "" {
+		return "", nil, nil
+	}
+	if ok, err := c.hasModelPerm(perm); ok || err != nil {
+		return "", nil, err
+	}
+	cond, args := meta.Granted(idCol, c.subject.ID, s.env.ModelOf(viewset+"/"), perm)
+	return cond, args, nil
+}
+
+// typedCond is the condition of a list of every type under a collection
+// ("repositories"): each row meets its own type's condition; rows of a type with no
+// viewset are not shown.
+func (s *Server) typedCond(ctx context.Context, c *caller, collection, idCol, typCol string) (string, []any, error) {
+	var conds []string
+	var args []any
+	open := true
+	for _, typ := range s.typesOf(collection) {
+		cond, a, err := s.objectCond(ctx, c, collection+"/"+href.Segment(typ), idCol)
+		if err != nil {
+			return "", nil, err
+		}
+		if cond == "" {
+			conds = append(conds, typCol+" = ?")
+			args = append(args, typ)
+			continue
+		}
+		open = false
+		conds = append(conds, "("+typCol+" = ? AND "+cond+")")
+		args = append(append(args, typ), a...)
+	}
+	if open && len(conds) > 0 {
+		return "", nil, nil // every type visible: no condition
+	}
+	if len(conds) == 0 {
+		return "1 = 0", nil, nil
+	}
+	return "(" + strings.Join(conds, " OR ") + ")", args, nil
+}
+
+// typesOf are the types of a collection's kinds ("repositories" → "file.file", ...).
+func (s *Server) typesOf(collection string) []string {
+	t := s.core.Table()
+	var out []string
+	switch collection {
+	case "repositories":
+		for _, k := range t.Repositories() {
+			out = append(out, k.Type)
+		}
+	case "remotes":
+		for _, k := range t.Remotes() {
+			out = append(out, k.Type)
+		}
+	case "publications":
+		for _, k := range t.Publications() {
+			out = append(out, k.Type)
+		}
+	case "distributions":
+		for _, k := range t.Distributions() {
+			out = append(out, k.Type)
+		}
+	}
+	return out
+}
+
+// visible answers 404 when the caller may not see the object a detail operation names,
+// as a scoped queryset would; it lets administrators and unscoped viewsets through.
+func (s *Server) visible(ctx context.Context, c *caller, viewset string, o meta.Object) error {
+	if c.subject.Superuser {
+		return nil
+	}
+	var sc scoping
+	var table string
+	switch {
+	case strings.HasPrefix(viewset, "content/"):
+		sc, table = scoping{viewset: viewset, content: "c.id"}, "contents c WHERE c.pulp_id = ?"
+	case viewset == "task-groups":
+		sc, table = scoping{viewset: viewset, group: "g.id"}, "task_groups g WHERE g.pulp_id = ?"
+	default:
+		pol, _, err := s.policies.get(ctx, s.db, viewset)
+		perm := s.policies.defaults.Policies[viewset].ScopePermission
+		if err != nil || !pol.Scoped() || perm == "" {
+			return err
+		}
+		if ok, err := c.can(perm, o); err != nil || !ok {
+			return notFoundOr(err)
+		}
+		return nil
+	}
+	cond, args, err := s.scopeCond(ctx, c, sc)
+	if err != nil || cond == "" {
+		return err
+	}
+	var n int
+	if err := s.db.QueryRow(ctx, "SELECT count(*) FROM "+table+" AND "+cond, append([]any{o.ID}, args...)...).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return rest.ErrNotFound
+	}
+	return nil
+}
+
+func notFoundOr(err error) error {
+	if err != nil {
+		return err
+	}
+	return rest.ErrNotFound
+}

@@ -2,10 +2,9 @@ package api
 
 import (
 	"net/http"
-	"time"
 
 	"pith/api/rest"
-	"pith/meta"
+	"pith/auth"
 )
 
 // Login sessions (/login/): a caller that authenticated (with a password, say) gets a
@@ -28,31 +27,24 @@ func (s *Server) loginRead(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
-	sub := rest.SubjectOf(r.Context())
-	key, csrf := randomToken(), randomToken()
-	expires := time.Now().Add(sessionAge)
-	if err := meta.CreateSession(r.Context(), s.db, hashKey(key), sub.ID, csrf, expires.UnixMicro()); err != nil {
+	sess, err := auth.StartSession(r.Context(), s.db, rest.SubjectOf(r.Context()).ID)
+	if err != nil {
 		return err
 	}
-	// Expired sessions go as new ones come: the table holds only live ones and those
-	// since the last login.
-	if err := meta.DeleteExpiredSessions(r.Context(), s.db); err != nil {
-		s.cfg.Logger.Warn("delete expired sessions", "err", err)
-	}
 	secure := r.TLS != nil
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: key, Path: "/", Expires: expires, HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode})
-	http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: csrf, Path: "/", Expires: expires, Secure: secure, SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, &http.Cookie{Name: auth.SessionCookie, Value: sess.Key, Path: "/", Expires: sess.Expires, HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, &http.Cookie{Name: auth.CSRFCookie, Value: sess.CSRF, Path: "/", Expires: sess.Expires, Secure: secure, SameSite: http.SameSiteLaxMode})
 	rest.WriteJSON(w, http.StatusCreated, loginOf(r))
 	return nil
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
-	if c, err := r.Cookie(sessionCookie); err == nil {
-		if err := meta.DeleteSession(r.Context(), s.db, hashKey(c.Value)); err != nil {
+	if c, err := r.Cookie(auth.SessionCookie); err == nil {
+		if err := auth.EndSession(r.Context(), s.db, c.Value); err != nil {
 			return err
 		}
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1})
+	http.SetCookie(w, &http.Cookie{Name: auth.SessionCookie, Value: "", Path: "/", MaxAge: -1})
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 
 	"pith/api/openapi"
 	"pith/api/rest"
+	"pith/auth"
 	"pith/content"
 	"pith/edge"
 	"pith/meta"
@@ -63,7 +65,7 @@ type Server struct {
 	doc    []byte
 	cache  func(context.Context) bool
 
-	authn    *authn
+	authn    *auth.Authenticator
 	policies *policyCache
 	conds    map[string]rest.Condition
 }
@@ -83,8 +85,8 @@ func New(cfg Config) (*Server, error) {
 		cfg.OrphanProtection = 24 * time.Hour
 	}
 	s := &Server{cfg: cfg, core: cfg.Core, env: cfg.Core.Env(), db: cfg.Core.DB, mux: http.NewServeMux(),
-		crud: &crud{core: cfg.Core, gracePeriod: cfg.GracePeriod}, authn: newAuthn(cfg.Core.DB, cfg.AuthHeader, cfg.TrustedProxies)}
-	s.authn.certUser = cfg.CertUser
+		crud:  &crud{core: cfg.Core, gracePeriod: cfg.GracePeriod},
+		authn: auth.New(cfg.Core.DB, auth.Config{Header: cfg.AuthHeader, TrustedProxies: cfg.TrustedProxies, CertUser: cfg.CertUser})}
 	t := cfg.Core.Table()
 	pc, err := newPolicyCache(t)
 	if err != nil {
@@ -182,7 +184,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) wrap(rt route) http.HandlerFunc {
 	upload := rt.op.Body != nil && slices.Equal(rt.op.Body.MediaTypes, rest.FileForms)
 	return func(w http.ResponseWriter, r *http.Request) {
-		sub, err := s.authn.authenticate(r)
+		sub, err := s.authn.Authenticate(r)
+		var ae *auth.Error
+		if errors.As(err, &ae) {
+			err = rest.Status(ae.Status, "%s", ae.Detail)
+		}
 		if err == nil {
 			r = r.WithContext(rest.WithSubject(r.Context(), sub))
 			if !rt.op.Anonymous {

@@ -12,6 +12,7 @@ import (
 
 	"pith/api/href"
 	"pith/api/rest"
+	"pith/auth"
 	"pith/meta"
 )
 
@@ -231,7 +232,7 @@ func (s *Server) userDelete(w http.ResponseWriter, r *http.Request) error {
 // validators, an email address that parses.
 func applyUser(u *meta.User, in userIn, raw map[string]json.RawMessage) error {
 	fe := rest.FieldErrors{}
-	if msg := validUsername(in.Username); msg != "" {
+	if msg := auth.ValidUsername(in.Username); msg != "" {
 		fe["username"] = []string{msg}
 	}
 	u.Username = in.Username
@@ -276,21 +277,6 @@ func applyUser(u *meta.User, in userIn, raw map[string]json.RawMessage) error {
 		return fe
 	}
 	return nil
-}
-
-var usernameRE = regexp.MustCompile(`^[\pL\pN_.@+-]+$`)
-
-// validUsername is Django's rule for usernames ("" when valid, else the message).
-func validUsername(name string) string {
-	switch {
-	case name == "":
-		return "This field may not be blank."
-	case utf8.RuneCountInString(name) > 150:
-		return "Ensure this field has no more than 150 characters."
-	case !usernameRE.MatchString(name):
-		return "Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters."
-	}
-	return ""
 }
 
 // passwordProblems applies Pulp's password validators: Django's user attribute

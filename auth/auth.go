@@ -1,4 +1,4 @@
-package api
+package auth
 
 import (
 	"context"
@@ -13,30 +13,39 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"pith/api/access"
-	"pith/api/rest"
 	"pith/meta"
 )
 
-// Authentication: a request runs as the user its credentials name, checked in this
-// order: HTTP Basic, a login session (with Django's CSRF check on unsafe methods), the
-// user a trusted reverse proxy names in a header, the user a TLS client certificate
-// names; with none it is anonymous. Wrong credentials are a 401, never a fall back to
-// anonymous.
-
+// Django's names for the cookies and the header of a login session, and its age.
 const (
-	sessionCookie = "sessionid"
-	csrfCookie    = "csrftoken"
+	SessionCookie = "sessionid"
+	CSRFCookie    = "csrftoken"
 	csrfHeader    = "X-CSRFToken"
-	sessionAge    = 14 * 24 * time.Hour // Django's SESSION_COOKIE_AGE
+	SessionAge    = 14 * 24 * time.Hour // Django's SESSION_COOKIE_AGE
 )
 
-// authn authenticates requests.
-type authn struct {
+// Error is an authentication that failed: the HTTP status to answer (401, 403 for a
+// missing CSRF token, 429 for a throttled client) and what to say.
+type Error struct {
+	Status int
+	Detail string
+}
+
+func (e *Error) Error() string { return e.Detail }
+
+func fail(status int, format string, args ...any) error {
+	return &Error{Status: status, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Authenticator authenticates requests.
+type Authenticator struct {
 	db *meta.DB
 	// verified remembers passwords that were checked: an HMAC (keyed by a secret of
 	// this process) of the user, the password and the stored hash, so a client sending
@@ -52,31 +61,45 @@ type authn struct {
 	certUser func(r *http.Request) (string, bool)
 }
 
+// Config is what an Authenticator believes.
+type Config struct {
+	// Header names the header a trusted reverse proxy puts the authenticated user's name
+	// in ("" for none); it is believed only from TrustedProxies.
+	Header         string
+	TrustedProxies []netip.Prefix
+	// CertUser names the user a request's verified TLS client certificate names (nil:
+	// certificates name nobody).
+	CertUser func(r *http.Request) (string, bool)
+}
+
 // maxVerified bounds the remembered passwords; the memory is forgotten when full.
 const maxVerified = 10_000
 
-func newAuthn(db *meta.DB, header string, proxies []netip.Prefix) *authn {
-	a := &authn{db: db, verified: map[[32]byte]struct{}{}, fails: newThrottle(), header: header, proxies: proxies}
+// New is an Authenticator of the users in db.
+func New(db *meta.DB, cfg Config) *Authenticator {
+	a := &Authenticator{db: db, verified: map[[32]byte]struct{}{}, fails: newThrottle(), header: cfg.Header, proxies: cfg.TrustedProxies,
+		certUser: cfg.CertUser}
 	rand.Read(a.secret[:])
 	return a
 }
 
 var (
-	errBadCredentials = rest.Status(http.StatusUnauthorized, "Invalid username/password.")
-	errInactive       = rest.Status(http.StatusUnauthorized, "User inactive or deleted.")
-	errCSRF           = rest.Status(http.StatusForbidden, "CSRF Failed: CSRF token missing or incorrect.")
+	errBadCredentials = &Error{http.StatusUnauthorized, "Invalid username/password."}
+	errInactive       = &Error{http.StatusUnauthorized, "User inactive or deleted."}
+	errCSRF           = &Error{http.StatusForbidden, "CSRF Failed: CSRF token missing or incorrect."}
 )
 
-// authenticate names the user a request runs as; the zero Subject for none.
-func (a *authn) authenticate(r *http.Request) (access.Subject, error) {
+// Authenticate names the user a request runs as; the zero Subject for none. A failure
+// is an *Error, or the store's error.
+func (a *Authenticator) Authenticate(r *http.Request) (access.Subject, error) {
 	ctx := r.Context()
 	if user, pw, ok := r.BasicAuth(); ok {
 		return a.basic(ctx, a.clientAddr(r), user, pw)
 	}
 	if strings.HasPrefix(strings.ToLower(r.Header.Get("Authorization")), "basic ") {
-		return access.Subject{}, rest.Status(http.StatusUnauthorized, "Invalid basic header. Credentials not correctly base64 encoded.")
+		return access.Subject{}, fail(http.StatusUnauthorized, "Invalid basic header. Credentials not correctly base64 encoded.")
 	}
-	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
+	if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
 		uid, csrf, err := meta.Session(ctx, a.db, hashKey(c.Value))
 		if err == nil {
 			if !safeMethod(r.Method) && !hmac.Equal([]byte(r.Header.Get(csrfHeader)), []byte(csrf)) {
@@ -102,7 +125,7 @@ func (a *authn) authenticate(r *http.Request) (access.Subject, error) {
 		if name, ok := a.certUser(r); ok {
 			u, err := meta.UserByName(ctx, a.db, name)
 			if err != nil {
-				return access.Subject{}, rest.Status(http.StatusUnauthorized, "No user matches the client certificate's subject %q.", name)
+				return access.Subject{}, fail(http.StatusUnauthorized, "No user matches the client certificate's subject %q.", name)
 			}
 			return subjectOf(u)
 		}
@@ -121,7 +144,7 @@ func subjectOf(u meta.User) (access.Subject, error) {
 
 // basic checks a username and password. Failures are throttled per user and per client
 // address; a throttled client still gets in with a password verified before.
-func (a *authn) basic(ctx context.Context, addr, user, pw string) (access.Subject, error) {
+func (a *Authenticator) basic(ctx context.Context, addr, user, pw string) (access.Subject, error) {
 	u, err := meta.UserByName(ctx, a.db, user)
 	if err != nil && !errors.Is(err, meta.ErrNotFound) {
 		return access.Subject{}, err
@@ -135,7 +158,7 @@ func (a *authn) basic(ctx context.Context, addr, user, pw string) (access.Subjec
 	}
 	now := time.Now()
 	if wait := a.fails.wait(now, "user:"+user, "addr:"+addr); wait > 0 {
-		return access.Subject{}, rest.Status(http.StatusTooManyRequests, "Request was throttled. Expected available in %d seconds.", int(math.Ceil(wait.Seconds())))
+		return access.Subject{}, fail(http.StatusTooManyRequests, "Request was throttled. Expected available in %d seconds.", int(math.Ceil(wait.Seconds())))
 	}
 	// The key derivation runs whether or not the user exists or has a password.
 	if !meta.CheckPassword(u.PasswordHash, pw) {
@@ -157,7 +180,7 @@ func (a *authn) basic(ctx context.Context, addr, user, pw string) (access.Subjec
 	return subjectOf(u)
 }
 
-func (a *authn) credKey(user, pw, hash string) [32]byte {
+func (a *Authenticator) credKey(user, pw, hash string) [32]byte {
 	m := hmac.New(sha256.New, a.secret[:])
 	for _, s := range []string{user, pw, hash} {
 		fmt.Fprintf(m, "%d:%s", len(s), s)
@@ -169,11 +192,11 @@ func (a *authn) credKey(user, pw, hash string) [32]byte {
 
 // remoteUser is the user a trusted proxy names; it is created on first sight, as
 // Django's RemoteUserBackend does.
-func (a *authn) remoteUser(ctx context.Context, name string) (access.Subject, error) {
+func (a *Authenticator) remoteUser(ctx context.Context, name string) (access.Subject, error) {
 	u, err := meta.UserByName(ctx, a.db, name)
 	if errors.Is(err, meta.ErrNotFound) {
-		if msg := validUsername(name); msg != "" {
-			return access.Subject{}, rest.Status(http.StatusUnauthorized, "The user named by the %s header is not valid: %s", a.header, msg)
+		if msg := ValidUsername(name); msg != "" {
+			return access.Subject{}, fail(http.StatusUnauthorized, "The user named by the %s header is not valid: %s", a.header, msg)
 		}
 		u, err = meta.CreateUser(ctx, a.db, meta.User{Username: name, Active: true})
 		if errors.Is(err, meta.ErrConflict) {
@@ -187,7 +210,7 @@ func (a *authn) remoteUser(ctx context.Context, name string) (access.Subject, er
 }
 
 // fromProxy reports whether a request comes from a trusted proxy.
-func (a *authn) fromProxy(r *http.Request) bool {
+func (a *Authenticator) fromProxy(r *http.Request) bool {
 	ip, err := netip.ParseAddr(hostOf(r.RemoteAddr))
 	if err != nil {
 		return false
@@ -203,7 +226,7 @@ func (a *authn) fromProxy(r *http.Request) bool {
 
 // clientAddr is the address failures are counted against: the peer, or behind a
 // trusted proxy the address it reports last in X-Forwarded-For.
-func (a *authn) clientAddr(r *http.Request) string {
+func (a *Authenticator) clientAddr(r *http.Request) string {
 	addr := hostOf(r.RemoteAddr)
 	if a.fromProxy(r) {
 		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
@@ -232,6 +255,28 @@ func randomToken() string {
 	b := make([]byte, 32)
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Session is a new login session: its cookie's value, its CSRF token and its expiry.
+type Session struct {
+	Key, CSRF string
+	Expires   time.Time
+}
+
+// StartSession stores a new login session of a user (and removes expired ones).
+func StartSession(ctx context.Context, db *meta.DB, userID int64) (Session, error) {
+	s := Session{Key: randomToken(), CSRF: randomToken(), Expires: time.Now().Add(SessionAge)}
+	if err := meta.CreateSession(ctx, db, hashKey(s.Key), userID, s.CSRF, s.Expires.UnixMicro()); err != nil {
+		return Session{}, err
+	}
+	// Expired sessions go as new ones come: the table holds only live ones and those
+	// since the last login.
+	return s, meta.DeleteExpiredSessions(ctx, db)
+}
+
+// EndSession removes the session of a cookie's value.
+func EndSession(ctx context.Context, db *meta.DB, key string) error {
+	return meta.DeleteSession(ctx, db, hashKey(key))
 }
 
 // throttle counts authentication failures in token buckets: a key may fail failBurst
@@ -296,4 +341,19 @@ func (t *throttle) fail(now time.Time, keys ...string) {
 		}
 		b.tokens, b.at = t.level(b, now)-1, now
 	}
+}
+
+var usernameRE = regexp.MustCompile(`^[\pL\pN_.@+-]+$`)
+
+// ValidUsername is Django's rule for usernames ("" when valid, else the message).
+func ValidUsername(name string) string {
+	switch {
+	case name == "":
+		return "This field may not be blank."
+	case utf8.RuneCountInString(name) > 150:
+		return "Ensure this field has no more than 150 characters."
+	case !usernameRE.MatchString(name):
+		return "Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters."
+	}
+	return ""
 }

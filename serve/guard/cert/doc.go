@@ -5,9 +5,9 @@
 // the v3 Huffman-coded path tree, as Candlepin and Katello issue them).
 //
 // The content app compiles a Guard once per content guard (Compile), reads the
-// certificate of each request (ParseHeader for the X-Client-Cert header a trusted
-// reverse proxy sets, FromChain for a TLS peer chain), and asks Guard.Permit. Every
-// refusal wraps one of the package's Err values.
+// certificate of each request through a Cache (Cache.Header for the X-Client-Cert
+// header a trusted reverse proxy sets, Cache.Chain for a TLS peer chain), and asks
+// Guard.Permit. Every refusal wraps one of the package's Err values.
 //
 // Invariants:
 //   - Trusted: only the guard's CA bundle. Certificates the client sends after its

@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -51,5 +52,35 @@ func TestCache(t *testing.T) {
 	}
 	if _, err := c.Chain(nil); !errors.Is(err, ErrNoCert) {
 		t.Errorf("no chain: %v", err)
+	}
+}
+
+// TestConcurrentPermit: requests of one client at once share its cached Cert, its
+// entitlement and its trust memo (run with -race).
+func TestConcurrentPermit(t *testing.T) {
+	t.Parallel()
+	ca := newCA(t, "ca")
+	header := nginxHeader(template{cn: "c", exts: v3Exts(t, "/org/env/custom/p/r")}.make(t, ca).cert)
+	guards := []*Guard{mustCompile(t, RHSM, pemOf(ca.cert)), mustCompile(t, X509, pemOf(ca.cert))}
+	cache := NewCache(4)
+	errs := make(chan error, 8*50)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for range 50 {
+				c, err := cache.Header(header)
+				if err == nil {
+					err = guards[i%2].Permit(c, "/org/env/custom/p/r/a.rpm", now)
+				}
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -51,7 +52,7 @@ func keys(t testing.TB) (crypto.Signer, crypto.Signer) {
 	return ecKey, rsaKey
 }
 
-var serial int64
+var serial atomic.Int64 // tests run in parallel
 
 // template is a certificate valid for a year around now.
 type template struct {
@@ -76,9 +77,8 @@ func (tp template) make(t testing.TB, parent *issuer) *issuer {
 	if tp.to.IsZero() {
 		tp.to = now.AddDate(0, 6, 0)
 	}
-	serial++
 	x := &x509.Certificate{
-		SerialNumber:    big.NewInt(serial),
+		SerialNumber:    big.NewInt(serial.Add(1)),
 		Subject:         pkix.Name{CommonName: tp.cn},
 		NotBefore:       tp.from,
 		NotAfter:        tp.to,

@@ -12,8 +12,9 @@ const (
 	// in, URL-encoded PEM (nginx: $ssl_client_escaped_cert), as Pulp reads it.
 	Header = "X-Client-Cert"
 	// MaxHeader bounds that header: 64 KiB, four times the 16 KiB field Pulp accepts, so
-	// that a post-quantum chain (an ML-DSA-87 certificate is about 10 KiB as URL-encoded
-	// PEM) or a v1 entitlement certificate with many content sets still fits.
+	// that a v1 entitlement certificate of about a hundred content sets (Candlepin
+	// writes some 500 bytes of extensions for each, more URL-encoded) or a post-quantum
+	// chain (an ML-DSA-87 certificate is about 11 KiB as URL-encoded PEM) fits.
 	MaxHeader = 64 << 10
 	// MaxChain bounds the certificates a client presents: the leaf and its intermediates.
 	MaxChain = 8

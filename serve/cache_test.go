@@ -7,25 +7,6 @@ import (
 	"pith/meta"
 )
 
-func TestLRU(t *testing.T) {
-	t.Parallel()
-	c := newLRU[resolutionKey, resolution](2)
-	k := func(p string) resolutionKey { return resolutionKey{dist: "d", pub: "p", path: p} }
-	c.put(k("a"), resolution{kind: kindFile})
-	c.put(k("b"), resolution{kind: kindMiss})
-	c.get(k("a")) // a is now the most recently used
-	c.put(k("c"), resolution{kind: kindDir})
-	if _, ok := c.get(k("b")); ok {
-		t.Error("least recently used entry b was kept")
-	}
-	if r, ok := c.get(k("a")); !ok || r.kind != kindFile {
-		t.Errorf("a: %v %v", r, ok)
-	}
-	if r, ok := c.get(k("c")); !ok || r.kind != kindDir {
-		t.Errorf("c: %v %v", r, ok)
-	}
-}
-
 func TestMatch(t *testing.T) {
 	t.Parallel()
 	tab := &distTable{byPath: map[string]meta.Distribution{}}

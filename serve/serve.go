@@ -17,6 +17,7 @@ import (
 
 	"pith/blob"
 	"pith/content"
+	"pith/internal/lru"
 	"pith/meta"
 )
 
@@ -50,9 +51,9 @@ type Server struct {
 
 	gen       atomic.Uint64 // bumped by Invalidate: the table is reloaded
 	table     atomic.Pointer[distTable]
-	loadMu    sync.Mutex // one table reload at a time
-	cache     *lru[resolutionKey, resolution]
-	presigned *lru[signedKey, signedURL] // presigned URLs, reused for most of their lifetime
+	loadMu    sync.Mutex                            // one table reload at a time
+	cache     *lru.Cache[resolutionKey, resolution] // misses included; never stale: keys name immutable content
+	presigned *lru.Cache[signedKey, signedURL]      // presigned URLs, reused for most of their lifetime
 
 	mu     sync.Mutex
 	flight map[int64]*flight // on-demand fetches in progress, by content artifact
@@ -103,8 +104,8 @@ func New(db *meta.DB, store *blob.Store, opt Options) *Server {
 	if opt.CacheSize <= 0 {
 		opt.CacheSize = 10_000
 	}
-	return &Server{db: db, store: store, opt: opt, cache: newLRU[resolutionKey, resolution](opt.CacheSize),
-		presigned: newLRU[signedKey, signedURL](opt.CacheSize), flight: map[int64]*flight{},
+	return &Server{db: db, store: store, opt: opt, cache: lru.New[resolutionKey, resolution](opt.CacheSize),
+		presigned: lru.New[signedKey, signedURL](opt.CacheSize), flight: map[int64]*flight{},
 		downloaders: map[int64]remoteDownloader{}}
 }
 
@@ -281,14 +282,14 @@ func (s *Server) resolve(ctx context.Context, t *distTable, d meta.Distribution,
 	key := resolutionKey{dist: d.PulpID, pub: src.PubPulpID, repo: src.RepoPulpID, number: src.Number, path: rel}
 	local := s.opt.Shared == nil || !s.opt.SharedOnly
 	if local {
-		if res, ok := s.cache.get(key); ok {
+		if res, ok := s.cache.Get(key); ok {
 			return res, nil
 		}
 	}
 	if s.opt.Shared != nil {
 		if res, ok := s.opt.Shared.get(ctx, key); ok {
 			if local {
-				s.cache.put(key, res)
+				s.cache.Put(key, res)
 			}
 			return res, nil
 		}
@@ -301,7 +302,7 @@ func (s *Server) resolve(ctx context.Context, t *distTable, d meta.Distribution,
 	// in a superseded publication (their grace period ends).
 	if !res.grace && (res.kind != kindFile || res.file.Artifact != nil) {
 		if local {
-			s.cache.put(key, res)
+			s.cache.Put(key, res)
 		}
 		if s.opt.Shared != nil {
 			s.opt.Shared.put(ctx, key, res)
@@ -478,7 +479,7 @@ func (s *Server) presign(ctx context.Context, rd blob.Redirector, method, sha, n
 	k := signedKey{method, sha, name}
 	now := time.Now()
 	if !s.opt.NoCache {
-		if u, ok := s.presigned.get(k); ok && now.Sub(u.signed) < signedReuse {
+		if u, ok := s.presigned.Get(k); ok && now.Sub(u.signed) < signedReuse {
 			return u.url, nil
 		}
 	}
@@ -487,7 +488,7 @@ func (s *Server) presign(ctx context.Context, rd blob.Redirector, method, sha, n
 		return "", err
 	}
 	if !s.opt.NoCache {
-		s.presigned.put(k, signedURL{url: u, signed: now})
+		s.presigned.Put(k, signedURL{url: u, signed: now})
 	}
 	return u, nil
 }

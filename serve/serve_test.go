@@ -702,7 +702,7 @@ func TestNoCache(t *testing.T) {
 			t.Fatalf("GET missing %d: %d", i, rec.Code)
 		}
 	}
-	if n := f.srv.cache.len(); n != 0 {
+	if n := f.srv.cache.Len(); n != 0 {
 		t.Errorf("%d resolutions cached", n)
 	}
 	if sf := f.srv.small.get(sum(data)); sf != nil {

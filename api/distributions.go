@@ -83,7 +83,11 @@ func applyDist(ctx context.Context, q meta.Querier, cur meta.Distribution, k res
 	in := body.Dist()
 	if partial {
 		json.Unmarshal(cur.Attrs, body)
-		*in = rest.DistIn{BasePath: cur.BasePath, Name: cur.Name, Hidden: cur.Hidden, ContentGuard: cur.ContentGuard}
+		*in = rest.DistIn{BasePath: cur.BasePath, Name: cur.Name, Hidden: cur.Hidden}
+		if cur.ContentGuard != nil && cur.GuardType != nil {
+			h := guardHref(*cur.GuardType, *cur.ContentGuard)
+			in.ContentGuard = &h
+		}
 		if cur.RepoPulpID != nil {
 			h := href.Repository(*cur.RepoType, *cur.RepoPulpID)
 			in.Repository = &h
@@ -115,9 +119,6 @@ func applyDist(ctx context.Context, q meta.Querier, cur meta.Distribution, k res
 	if in.Repository != nil && in.Publication != nil {
 		return cur, rest.NonField("Only one of the attributes 'repository' and 'publication' may be used simultaneously.")
 	}
-	if in.ContentGuard != nil {
-		return cur, rest.BadField("content_guard", "Content guards are not supported by this server yet.")
-	}
 	if in.Checkpoint {
 		return cur, rest.BadField("checkpoint", "Checkpoint distributions are not supported by this server yet.")
 	}
@@ -132,6 +133,17 @@ func applyDist(ctx context.Context, q meta.Querier, cur meta.Distribution, k res
 		}
 	}
 	out.Type, out.Name, out.BasePath, out.Hidden, out.ContentGuard = k.Type, in.Name, bp, in.Hidden, nil
+	if in.ContentGuard != nil {
+		p, ok := href.Parse(*in.ContentGuard)
+		if !ok || p.Rest != "" || !strings.HasPrefix(p.Collection, "contentguards/") {
+			return cur, rest.BadField("content_guard", "Invalid hyperlink - No URL match for %q.", *in.ContentGuard)
+		}
+		g, err := meta.GuardByPulpID(ctx, q, p.ID)
+		if err != nil || "contentguards/"+href.Segment(g.Type)+"/" != p.Collection {
+			return cur, rest.BadField("content_guard", "Invalid hyperlink - Object does not exist.")
+		}
+		out.ContentGuard, out.GuardType = &g.PulpID, &g.Type
+	}
 	out.RepositoryID, out.PublicationID = nil, nil
 	if in.Repository != nil {
 		id, err := rest.HrefOf("repository", *in.Repository, "repositories/"+href.Segment(k.Repositories)+"/")
@@ -187,6 +199,10 @@ func (s *Server) renderDist(d meta.Distribution) any {
 	if d.PubPulpID != nil {
 		h := href.Publication(*d.PubType, *d.PubPulpID)
 		out.Publication = &h
+	}
+	if d.ContentGuard != nil && d.GuardType != nil {
+		h := guardHref(*d.GuardType, *d.ContentGuard)
+		out.ContentGuard = &h
 	}
 	return v
 }

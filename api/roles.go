@@ -438,6 +438,8 @@ func (s *Server) tableOf(model string) (table, col string) {
 		return "roles", "pulp_id"
 	}
 	switch coll := s.env.CollectionOf(model); {
+	case strings.HasPrefix(coll, "contentguards/"):
+		return "content_guards", "pulp_id"
 	case strings.HasPrefix(coll, "repositories/"):
 		return "repositories", "pulp_id"
 	case strings.HasPrefix(coll, "remotes/"):

@@ -119,6 +119,7 @@ func (s *Server) coreOps(t *rest.Table) []rest.Op {
 		{"task-schedules", "task_schedules", "{task_schedule_href}", "Task-Schedules"}, {"uploads", "uploads", "{upload_href}", "Uploads"}} {
 		ops = append(ops, s.objectRoleOps(t, o.viewset, o.name, o.href, root+o.viewset+"/{id}/", o.tag)...)
 	}
+	ops = append(ops, s.guardOps(t)...)
 	return append(ops, s.accessOps(t)...)
 }
 

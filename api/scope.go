@@ -107,14 +107,23 @@ func (s *Server) objectCond(ctx context.Context, c *caller, viewset, idCol strin
 }
 
 // typedCond is the condition of a list of every type under a collection
-// ("repositories"): each row meets its own type's condition; rows of a type with no
-// viewset are not shown.
+// ("repositories"): each row meets its own type's condition. Rows of a type whose
+// viewset has no policy of its own (administrators only: certguard's guards) are not
+// shown, where Pulp shows them all (its fallback policy scopes nothing).
 func (s *Server) typedCond(ctx context.Context, c *caller, collection, idCol, typCol string) (string, []any, error) {
 	var conds []string
 	var args []any
 	open := true
 	for _, typ := range s.typesOf(collection) {
-		cond, a, err := s.objectCond(ctx, c, collection+"/"+href.Segment(typ), idCol)
+		viewset := collection + "/" + href.Segment(typ)
+		if _, ok, err := s.policies.get(ctx, s.db, viewset); err != nil || !ok {
+			if err != nil {
+				return "", nil, err
+			}
+			open = false
+			continue
+		}
+		cond, a, err := s.objectCond(ctx, c, viewset, idCol)
 		if err != nil {
 			return "", nil, err
 		}
@@ -156,6 +165,10 @@ func (s *Server) typesOf(collection string) []string {
 	case "distributions":
 		for _, k := range t.Distributions() {
 			out = append(out, k.Type)
+		}
+	case "contentguards":
+		for _, k := range guardKinds {
+			out = append(out, k.typ)
 		}
 	}
 	return out

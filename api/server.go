@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -43,13 +42,9 @@ type Config struct {
 	// operation that takes files, in place of the listener's shorter deadline
 	// (edge.ExtendBody); 0 leaves that deadline.
 	UploadTimeout time.Duration
-	// AuthHeader names the header a trusted reverse proxy puts the authenticated user's
-	// name in ("" for none); it is believed only from TrustedProxies.
-	AuthHeader     string
-	TrustedProxies []netip.Prefix
-	// CertUser names the user a request's TLS client certificate authenticates (nil:
-	// certificates authenticate nobody).
-	CertUser func(r *http.Request) (string, bool)
+	// Auth authenticates requests (the process's, shared with its content app); nil:
+	// passwords and sessions only.
+	Auth *auth.Authenticator
 }
 
 // Server is the REST API.
@@ -86,7 +81,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, core: cfg.Core, env: cfg.Core.Env(), db: cfg.Core.DB, mux: http.NewServeMux(),
 		crud:  &crud{core: cfg.Core, gracePeriod: cfg.GracePeriod},
-		authn: auth.New(cfg.Core.DB, auth.Config{Header: cfg.AuthHeader, TrustedProxies: cfg.TrustedProxies, CertUser: cfg.CertUser})}
+		authn: cfg.Auth}
+	if s.authn == nil {
+		s.authn = auth.New(cfg.Core.DB, auth.Config{})
+	}
 	t := cfg.Core.Table()
 	pc, err := newPolicyCache(t)
 	if err != nil {

@@ -117,17 +117,22 @@ func (a *Authenticator) Authenticate(r *http.Request) (access.Subject, error) {
 		// An expired or unknown session is no session: the request is anonymous.
 	}
 	if a.header != "" {
-		if name := r.Header.Get(a.header); name != "" && a.fromProxy(r) {
+		if name := r.Header.Get(a.header); name != "" && a.FromProxy(r) {
 			return a.remoteUser(ctx, name)
 		}
 	}
+	// A verified client certificate names the user of the same name; one naming nobody
+	// leaves the request anonymous: hosts present certificates for the content app's
+	// certificate guards, and must still reach what anyone may.
 	if a.certUser != nil {
 		if name, ok := a.certUser(r); ok {
 			u, err := meta.UserByName(ctx, a.db, name)
-			if err != nil {
-				return access.Subject{}, fail(http.StatusUnauthorized, "No user matches the client certificate's subject %q.", name)
+			if err == nil {
+				return subjectOf(u)
 			}
-			return subjectOf(u)
+			if !errors.Is(err, meta.ErrNotFound) {
+				return access.Subject{}, err
+			}
 		}
 	}
 	return access.Subject{}, nil
@@ -209,8 +214,9 @@ func (a *Authenticator) remoteUser(ctx context.Context, name string) (access.Sub
 	return subjectOf(u)
 }
 
-// fromProxy reports whether a request comes from a trusted proxy.
-func (a *Authenticator) fromProxy(r *http.Request) bool {
+// FromProxy reports whether a request comes from a trusted proxy (whose headers naming
+// the user, the client address or its certificate may be believed).
+func (a *Authenticator) FromProxy(r *http.Request) bool {
 	ip, err := netip.ParseAddr(hostOf(r.RemoteAddr))
 	if err != nil {
 		return false
@@ -228,7 +234,7 @@ func (a *Authenticator) fromProxy(r *http.Request) bool {
 // trusted proxy the address it reports last in X-Forwarded-For.
 func (a *Authenticator) clientAddr(r *http.Request) string {
 	addr := hostOf(r.RemoteAddr)
-	if a.fromProxy(r) {
+	if a.FromProxy(r) {
 		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
 			parts := strings.Split(xff, ",")
 			addr = strings.TrimSpace(parts[len(parts)-1])

@@ -173,6 +173,10 @@ func startSplit(t *testing.T, database string, extra ...string) *server {
 // in dir, as its administrator would, and returns its path.
 func newKeyFile(t *testing.T, dir string) string {
 	t.Helper()
+	// The data directory may not exist yet (pith makes it at start).
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
 	k, err := secret.Create(filepath.Join(dir, "encryption.key"))
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,8 @@ type Distribution struct {
 	PublicationID *int64
 	PubPulpID     *string
 	PubType       *string
-	ContentGuard  *string
+	ContentGuard  *string // the guard's pulp_id
+	GuardType     *string // and its type ("core.rbac")
 	Hidden        bool
 	Attrs         json.RawMessage
 	Labels        Labels
@@ -32,13 +33,13 @@ type Distribution struct {
 const distCols = `d.id, d.pulp_id, d.type, d.name, d.base_path, d.repository_id,
 	(SELECT r.pulp_id FROM repositories r WHERE r.id = d.repository_id), (SELECT r.type FROM repositories r WHERE r.id = d.repository_id),
 	d.publication_id, (SELECT p.pulp_id FROM publications p WHERE p.id = d.publication_id), (SELECT p.type FROM publications p WHERE p.id = d.publication_id),
-	d.content_guard, d.hidden, d.attrs, d.labels, d.created, d.updated`
+	d.content_guard, (SELECT g.type FROM content_guards g WHERE g.pulp_id = d.content_guard), d.hidden, d.attrs, d.labels, d.created, d.updated`
 
 func scanDist(r interface{ Scan(...any) error }) (Distribution, error) {
 	var x Distribution
 	var attrs, labels string
 	err := r.Scan(&x.ID, &x.PulpID, &x.Type, &x.Name, &x.BasePath, &x.RepositoryID, &x.RepoPulpID, &x.RepoType,
-		&x.PublicationID, &x.PubPulpID, &x.PubType, &x.ContentGuard, &x.Hidden, &attrs, &labels, &x.Created, &x.Updated)
+		&x.PublicationID, &x.PubPulpID, &x.PubType, &x.ContentGuard, &x.GuardType, &x.Hidden, &attrs, &labels, &x.Created, &x.Updated)
 	x.Attrs = json.RawMessage(attrs)
 	x.Labels = parseLabels(labels)
 	return x, err

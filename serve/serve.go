@@ -19,6 +19,7 @@ import (
 	"pith/content"
 	"pith/internal/lru"
 	"pith/meta"
+	"pith/serve/guard"
 )
 
 // Options tune the content app.
@@ -38,6 +39,8 @@ type Options struct {
 	// SharedOnly keeps path resolutions in the shared cache only, not in this process's
 	// memory as well (every request then asks Redis).
 	SharedOnly bool
+	// Guards is what content guards need of the process (who a request runs as, …).
+	Guards guard.Env
 	// Types finds the content type of a distribution type, for the paths types answer
 	// themselves (content.DistributionFiles); nil: none.
 	Types func(kind string) (content.Type, bool)
@@ -71,6 +74,7 @@ type distTable struct {
 	byPath  map[string]meta.Distribution
 	depth   int                    // segments of the deepest base path
 	serving map[int64]meta.Serving // by distribution ID
+	guards  *guard.Set             // the content guards, compiled
 }
 
 func (t *distTable) add(d meta.Distribution) {
@@ -135,7 +139,16 @@ func (s *Server) distributions(ctx context.Context) (*distTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	nt := &distTable{gen: gen, loaded: time.Now(), byPath: make(map[string]meta.Distribution, len(ds)), serving: serving}
+	gs, _, err := meta.ListGuards(ctx, s.db, meta.List{})
+	if err != nil {
+		return nil, fmt.Errorf("load content guards: %w", err)
+	}
+	var prev *guard.Set
+	if t != nil {
+		prev = t.guards
+	}
+	nt := &distTable{gen: gen, loaded: time.Now(), byPath: make(map[string]meta.Distribution, len(ds)), serving: serving,
+		guards: guard.Compile(s.opt.Guards, gs, prev)}
 	for _, d := range ds {
 		nt.add(d)
 	}
@@ -180,7 +193,23 @@ func (t *distTable) match(p string) (meta.Distribution, string, bool) {
 var (
 	nosniff = []string{"nosniff"}
 	sandbox = []string{"default-src 'none'; sandbox"}
+	// private keeps what a guard let through out of shared caches (proxies, CDNs).
+	private = []string{"private"}
 )
+
+// refuse answers a request a content guard refused: 401 (with a challenge) where
+// credentials could let the client in, else 403, with the guard's reason.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, err error) {
+	var d *guard.Denied
+	if !errors.As(err, &d) {
+		s.fail(w, r, err)
+		return
+	}
+	if d.Status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Basic realm="content"`)
+	}
+	http.Error(w, d.Reason, d.Status)
+}
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
@@ -230,6 +259,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rel == "" && !strings.HasSuffix(p, "/") {
 		http.Redirect(w, r, r.URL.Path+"/", http.StatusMovedPermanently)
 		return
+	}
+	// A guarded distribution answers nothing its guard refuses, every time: the guard is
+	// asked before any resolution is looked up, cached or not.
+	if d.ContentGuard != nil {
+		if err := t.guards.Permit(r, *d.ContentGuard, "/"+p); err != nil {
+			s.refuse(w, r, err)
+			return
+		}
+		h["Cache-Control"] = private
 	}
 	if s.generated(w, r, t, d, rel) {
 		return
@@ -395,7 +433,11 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, rel string, r
 	name := path.Base(rel)
 	h := w.Header()
 	if noCache[name] {
-		h.Set("Cache-Control", "no-cache")
+		if len(h["Cache-Control"]) > 0 {
+			h.Set("Cache-Control", "private, no-cache") // guarded
+		} else {
+			h.Set("Cache-Control", "no-cache")
+		}
 	}
 	f := res.file
 	if f.Artifact == nil {

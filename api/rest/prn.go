@@ -27,6 +27,13 @@ var coreModels = map[string]string{
 	"core.accesspolicy":   "access_policies/",
 	"auth.user":           "users/",
 	"core.group":          "groups/",
+	// Content guards.
+	"core.rbaccontentguard":            "contentguards/core/rbac/",
+	"core.contentredirectcontentguard": "contentguards/core/content_redirect/",
+	"core.headercontentguard":          "contentguards/core/header/",
+	"core.compositecontentguard":       "contentguards/core/composite/",
+	"certguard.x509certguard":          "contentguards/certguard/x509/",
+	"certguard.rhsmcertguard":          "contentguards/certguard/rhsm/",
 }
 
 type resolverKey struct{}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"pith/api"
+	"pith/auth"
 	"pith/blob"
 	"pith/blob/driver/fs"
 	"pith/blob/driver/s3"
@@ -30,6 +31,8 @@ import (
 	"pith/meta"
 	"pith/secret"
 	"pith/serve"
+	"pith/serve/guard"
+	"pith/serve/guard/cert"
 	"pith/sign"
 	"pith/task"
 
@@ -324,17 +327,20 @@ func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *
 			return nil, err
 		}
 	}
+	proxies, _ := cfg.TrustedProxies() // checked by Validate
+	authn := auth.New(db, auth.Config{Header: cfg.AuthHeader, TrustedProxies: proxies, CertUser: edge.CertUser(cfg.TLSClientCertUser)})
 	if r.content {
-		n.content = serve.New(db, store, serve.Options{GracePeriod: cfg.GracePeriod(), Logger: log, ContentOrigin: cfg.ContentOrigin,
+		guards := guard.Env{Auth: authn, Permitted: guard.Permissions(db), FromProxy: authn.FromProxy,
+			Certs: cert.NewCache(config.Profile(cfg.Tuning).CacheSize)}
+		n.content = serve.New(db, store, serve.Options{Guards: guards, GracePeriod: cfg.GracePeriod(), Logger: log, ContentOrigin: cfg.ContentOrigin,
 			CacheSize: config.Profile(cfg.Tuning).CacheSize, RedirectToStorage: cfg.RedirectToObjectStorage, Shared: shared,
 			NoCache: cfg.Cache == "off", SharedOnly: sharedOnly, Types: core.TypeOf})
 		inv.local = n.content
 	}
 	if r.api {
-		proxies, _ := cfg.TrustedProxies() // checked by Validate
 		if n.api, err = api.New(api.Config{Core: core, ContentOrigin: cfg.ContentOrigin, Logger: log,
 			OrphanProtection: cfg.OrphanProtection(), GracePeriod: cfg.GracePeriod(), UploadTimeout: cfg.UploadTimeout(),
-			AuthHeader: cfg.AuthHeader, TrustedProxies: proxies, CertUser: edge.CertUser(cfg.TLSClientCertUser)}); err != nil {
+			Auth: authn}); err != nil {
 			return nil, err
 		}
 		if shared != nil {

@@ -178,7 +178,7 @@ func TestCertificateAuthenticatesUser(t *testing.T) {
 		cert *tls.Certificate
 		code int
 		user string
-	}{{"alice's certificate", &alice, 200, "alice"}, {"a certificate naming nobody", &bob, 401, ""}, {"no certificate", nil, 401, ""}} {
+	}{{"alice's certificate", &alice, 200, "alice"}, {"a certificate naming nobody (anonymous)", &bob, 401, ""}, {"no certificate", nil, 401, ""}} {
 		resp, _, err := handshake(t, s.api, "/pulp/api/v3/login/", serverCA, tc.cert)
 		if err != nil || resp.StatusCode != tc.code {
 			t.Errorf("%s: %v %v, want %d", tc.name, resp, err, tc.code)

@@ -361,7 +361,8 @@ func (tr *tour) matrixRequest(op openapi.Operation, c caller) (method, path, ct 
 	case suffix == "update":
 		cur := e.read(p)
 		b := map[string]any{}
-		for _, keep := range []string{"name", "url", "base_path", "repository", "publication", "remote", "username", "permissions", "statements"} {
+		for _, keep := range []string{"name", "url", "base_path", "repository", "publication", "remote", "username", "permissions", "statements",
+			"header_name", "header_value", "ca_certificate"} {
 			if v, ok := cur[keep]; ok && v != nil {
 				b[keep] = v
 			}
@@ -375,6 +376,8 @@ func (tr *tour) matrixRequest(op openapi.Operation, c caller) (method, path, ct 
 		return jsonReq("POST", p, tr.createBody(coll))
 	case suffix == "create" && coll == "publications":
 		return jsonReq("POST", p, map[string]any{"repository": tr.refs.Repository})
+	case suffix == "create" && coll == "contentguards":
+		return jsonReq("POST", p, tr.guardBody(guardSegment(p)))
 	case suffix == "delete":
 		return "DELETE", fresh(tr.deletable(op, coll)), "", nil
 	}
@@ -465,6 +468,9 @@ func (tr *tour) deletable(op openapi.Operation, coll string) string {
 	case op.ID == "tasks_delete":
 		// One the administrator dispatched (the caller's own tasks are its to delete).
 		return tr.first(href.Root + "tasks/?state=completed&ordering=pulp_created")
+	case coll == "contentguards":
+		seg := guardSegment(op.Path)
+		return tr.json("POST", href.Root+"contentguards/"+seg+"/", tr.guardBody(seg))["pulp_href"].(string)
 	case op.ID == "users_delete":
 		return tr.json("POST", href.Root+"users/", map[string]any{"username": tr.name("user")})["pulp_href"].(string)
 	case op.ID == "groups_delete":

@@ -18,12 +18,15 @@ import (
 	"time"
 
 	"pith/api"
+	"pith/auth"
 	"pith/blob"
 	"pith/blob/driver/fs"
 	"pith/content"
 	"pith/meta"
 	"pith/secret"
 	"pith/serve"
+	"pith/serve/guard"
+	"pith/serve/guard/cert"
 	"pith/task"
 )
 
@@ -92,8 +95,10 @@ func New(t *testing.T, types ...Maker) *Env {
 	if err := core.Register(ts...); err != nil {
 		t.Fatal(err)
 	}
-	app = serve.New(db, store, serve.Options{Types: core.TypeOf})
-	a, err := api.New(api.Config{Core: core, ContentOrigin: "http://127.0.0.1:1", OrphanProtection: time.Minute})
+	authn := auth.New(db, auth.Config{})
+	app = serve.New(db, store, serve.Options{Types: core.TypeOf,
+		Guards: guard.Env{Auth: authn, Permitted: guard.Permissions(db), Certs: cert.NewCache(100)}})
+	a, err := api.New(api.Config{Core: core, ContentOrigin: "http://127.0.0.1:1", OrphanProtection: time.Minute, Auth: authn})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"pith/api/href"
 	"pith/api/openapi"
 	"pith/content"
+	"pith/internal/testcert"
 	"pith/internal/testfiles"
 	"pith/meta"
 )
@@ -117,6 +118,7 @@ type tour struct {
 	n    int
 	// user and role are a user and a custom role the check made (access control).
 	user, role string
+	ca         string // a CA certificate (PEM), for certificate guards
 }
 
 // name is a unique name.
@@ -260,6 +262,41 @@ func (tr *tour) setup() {
 	tr.vars["auth_users_user_role_href"] = tr.json("POST", tr.vars["auth_user_href"]+"roles/", grant)["pulp_href"].(string)
 	tr.vars["groups_group_role_href"] = tr.json("POST", tr.vars["group_href"]+"roles/", grant)["pulp_href"].(string)
 	tr.vars["access_policy_href"] = tr.first(href.Root + "access_policies/?viewset_name=tasks")
+
+	// One content guard of each kind.
+	tr.ca = string(testcert.NewCA(e.T, "schema check CA").PEM)
+	for _, g := range guardVars {
+		tr.vars[g.v] = tr.json("POST", href.Root+"contentguards/"+g.seg+"/", tr.guardBody(g.seg))["pulp_href"].(string)
+	}
+}
+
+// guardSegment is the kind segment ("core/rbac") of a content guard's path or href
+// template.
+func guardSegment(p string) string {
+	for _, g := range guardVars {
+		if strings.Contains(p, "/contentguards/"+g.seg+"/") || strings.HasPrefix(p, "{"+g.v+"}") {
+			return g.seg
+		}
+	}
+	return ""
+}
+
+// guardVars are the content guards' kinds: their href variable and segment.
+var guardVars = []struct{ v, seg string }{{"r_b_a_c_content_guard_href", "core/rbac"},
+	{"content_redirect_content_guard_href", "core/content_redirect"}, {"header_content_guard_href", "core/header"},
+	{"composite_content_guard_href", "core/composite"}, {"certguard_x509_cert_guard_href", "certguard/x509"},
+	{"certguard_r_h_s_m_cert_guard_href", "certguard/rhsm"}}
+
+// guardBody is a good create body of a content guard of a kind (its segment).
+func (tr *tour) guardBody(seg string) map[string]any {
+	b := map[string]any{"name": tr.name("guard")}
+	switch seg {
+	case "core/header":
+		b["header_name"], b["header_value"] = "X-Schema", "check"
+	case "certguard/x509", "certguard/rhsm":
+		b["ca_certificate"] = tr.ca
+	}
+	return b
 }
 
 // allow lets administrators run actions on the object at p when its viewset's access
@@ -423,7 +460,8 @@ func (tr *tour) every() {
 			// The object as it is, its writable identity fields sent again.
 			cur := e.read(p)
 			body := map[string]any{}
-			for _, keep := range []string{"name", "url", "base_path", "repository", "publication", "remote", "username", "permissions", "statements"} {
+			for _, keep := range []string{"name", "url", "base_path", "repository", "publication", "remote", "username", "permissions", "statements",
+				"header_name", "header_value", "ca_certificate"} {
 				if v, ok := cur[keep]; ok && v != nil {
 					body[keep] = v
 				}
@@ -437,6 +475,8 @@ func (tr *tour) every() {
 			tr.json("POST", p, tr.createBody(coll))
 		case suffix == "create" && coll == "publications":
 			tr.json("POST", p, map[string]any{"repository": tr.refs.Repository})
+		case suffix == "create" && coll == "contentguards":
+			tr.json("POST", p, tr.guardBody(guardSegment(p)))
 		case suffix == "delete":
 			tr.delete(op, coll)
 		default:
@@ -502,6 +542,9 @@ func (tr *tour) delete(op openapi.Operation, coll string) {
 		tr.send("DELETE", tr.json("POST", href.Root+"uploads/", map[string]any{"size": 1})["pulp_href"].(string), "", nil)
 	case op.ID == "tasks_delete":
 		tr.send("DELETE", tr.first(href.Root+"tasks/?state=completed"), "", nil)
+	case coll == "contentguards":
+		seg := guardSegment(op.Path)
+		tr.send("DELETE", tr.json("POST", href.Root+"contentguards/"+seg+"/", tr.guardBody(seg))["pulp_href"].(string), "", nil)
 	case op.ID == "users_delete":
 		tr.send("DELETE", tr.json("POST", href.Root+"users/", map[string]any{"username": tr.name("user")})["pulp_href"].(string), "", nil)
 	case op.ID == "groups_delete":

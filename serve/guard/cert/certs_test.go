@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
+	"pith/internal/testcert"
 	"strconv"
 	"strings"
 	"sync"
@@ -163,7 +164,7 @@ func v1Exts(t testing.TB, paths ...string) []pkix.Extension {
 // v3Exts are the extensions of a v3 entitlement certificate granting paths.
 func v3Exts(t testing.TB, paths ...string) []pkix.Extension {
 	t.Helper()
-	return v3DataExts(t, encodeV3(t, paths))
+	return v3DataExts(t, testcert.EncodeV3(t, paths))
 }
 
 func v3DataExts(t testing.TB, data []byte) []pkix.Extension {

@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"fmt"
 	"math/rand/v2"
+	"pith/internal/testcert"
 	"slices"
 	"strings"
 	"testing"
@@ -57,7 +58,7 @@ func TestV3RoundTrip(t *testing.T) {
 	}
 	cases = append(cases, big)
 	for _, paths := range cases {
-		tr, err := decodeV3(encodeV3(t, paths))
+		tr, err := decodeV3(testcert.EncodeV3(t, paths))
 		if err != nil {
 			t.Fatalf("%d paths: %v", len(paths), err)
 		}
@@ -88,7 +89,7 @@ func zlibOf(b []byte) []byte {
 // whose checks still end.
 func TestV3Hostile(t *testing.T) {
 	t.Parallel()
-	good := encodeV3(t, []string{"/a/b", "/c"})
+	good := testcert.EncodeV3(t, []string{"/a/b", "/c"})
 	words := zlibOf([]byte("a\x00b\x00"))
 	badSum := slices.Clone(words)
 	badSum[len(badSum)-1] ^= 1
@@ -117,9 +118,9 @@ func TestV3Hostile(t *testing.T) {
 
 	// A graph that loops (a node its own child, under a variable) and is wide: the
 	// check still walks each segment once.
-	loop := writeV3(t, []string{"$any", "x"}, [][]arc{
-		{{0, 1}, {0, 1}, {1, 2}},
-		{{0, 1}, {0, 0 + 1}, {1, 2}},
+	loop := testcert.WriteV3(t, []string{"$any", "x"}, [][]testcert.Arc{
+		{{Word: 0, To: 1}, {Word: 0, To: 1}, {Word: 1, To: 2}},
+		{{Word: 0, To: 1}, {Word: 0, To: 0 + 1}, {Word: 1, To: 2}},
 		nil,
 	})
 	tr, err := decodeV3(loop)
@@ -133,16 +134,16 @@ func TestV3Hostile(t *testing.T) {
 
 	// An edge to the root is no node code at all: the root has none.
 	// A tree whose root has no edges grants nothing (Pulp would grant everything).
-	bare := writeV3(t, []string{"a"}, [][]arc{nil, nil, nil})
+	bare := testcert.WriteV3(t, []string{"a"}, [][]testcert.Arc{nil, nil, nil})
 	if tr, err := decodeV3(bare); err != nil || tr.allows("/a") || tr.allows("/") {
 		t.Errorf("a tree of no paths: err %v, allows something", err)
 	}
 }
 
 func FuzzDecodeV3(f *testing.F) {
-	f.Add(encodeV3(f, []string{"/content/dist/rhel/$releasever/$basearch/os", "/ACME/Library/custom/p/r"}))
-	f.Add(encodeV3(f, []string{"/a"}))
-	f.Add(writeV3(f, []string{"$any", "x"}, [][]arc{{{0, 1}}, {{0, 1}, {1, 2}}, nil}))
+	f.Add(testcert.EncodeV3(f, []string{"/content/dist/rhel/$releasever/$basearch/os", "/ACME/Library/custom/p/r"}))
+	f.Add(testcert.EncodeV3(f, []string{"/a"}))
+	f.Add(testcert.WriteV3(f, []string{"$any", "x"}, [][]testcert.Arc{{{Word: 0, To: 1}}, {{Word: 0, To: 1}, {Word: 1, To: 2}}, nil}))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := decodeV3(data)

@@ -1,8 +1,11 @@
-package cert
+package testcert
 
 import (
 	"bytes"
 	"compress/zlib"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"fmt"
 	"slices"
 	"sort"
@@ -10,18 +13,40 @@ import (
 	"testing"
 )
 
-// This file writes v3 entitlement data as Candlepin does (X509V3ExtensionUtil), written
+// Entitlement signs a client certificate (common name cn) whose Red Hat entitlement (v3,
+// as Candlepin issues them) grants paths, such as "/ACME/Library/content/dist/$releasever/os".
+func (ca *CA) Entitlement(t testing.TB, cn string, paths ...string) Leaf {
+	t.Helper()
+	data, err := asn1.Marshal(EncodeV3(t, paths))
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, err := asn1.MarshalWithParams("3.4", "utf8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := template(cn)
+	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	tmpl.ExtraExtensions = []pkix.Extension{
+		{Id: asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 2312, 9, 6}, Value: version},
+		{Id: asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 2312, 9, 7}, Value: data},
+	}
+	return ca.leaf(t, tmpl)
+}
+
+// Entitlement certificates: v3 entitlement data written as Candlepin does (X509V3ExtensionUtil), written
 // anew from its description, without the decoder's code, so that a decoder mistake
 // shows as a failed round trip: a path tree whose path ends all lead to one shared end
 // node, equal subtrees merged, words ordered rarest first, and Huffman codes built by
 // repeatedly merging the two lightest entries of a list (the first of equal weights;
 // merged entries go to the end of the list).
 
-// arc is an edge of a graph to encode: a word (an index in the word list) and a node.
-type arc struct{ word, to int }
+// Arc is an edge of a graph to encode: a word (an index in the word list) and a node.
+type Arc struct{ Word, To int }
 
-// encodeV3 encodes the tree of paths.
-func encodeV3(t testing.TB, paths []string) []byte {
+// EncodeV3 encodes the v3 entitlement data (the zlib-compressed, Huffman-coded path
+// tree of OID 1.3.6.1.4.1.2312.9.7) of a certificate granting paths.
+func EncodeV3(t testing.TB, paths []string) []byte {
 	t.Helper()
 	// Build the tree with node names; "end" is the shared end node.
 	kids := map[string][]struct {
@@ -104,20 +129,20 @@ func encodeV3(t testing.TB, paths []string) []byte {
 	for i, w := range words {
 		wordIndex[w] = i
 	}
-	graph := make([][]arc, len(order))
+	graph := make([][]Arc, len(order))
 	for i, n := range order {
 		for _, k := range kids[n] {
-			graph[i] = append(graph[i], arc{wordIndex[k.word], index[canon[sigs[k.to]]]})
+			graph[i] = append(graph[i], Arc{wordIndex[k.word], index[canon[sigs[k.to]]]})
 		}
 	}
 	if len(graph) == 2 { // root and end: the node code needs two leaves
 		graph = append(graph, nil)
 	}
-	return writeV3(t, words, graph)
+	return WriteV3(t, words, graph)
 }
 
-// writeV3 encodes a graph (node 0 the root) over words, whatever its shape.
-func writeV3(t testing.TB, words []string, graph [][]arc) []byte {
+// WriteV3 encodes a graph (node 0 the root) over words, whatever its shape.
+func WriteV3(t testing.TB, words []string, graph [][]Arc) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	zw, _ := zlib.NewWriterLevel(&out, zlib.BestCompression)
@@ -138,13 +163,13 @@ func writeV3(t testing.TB, words []string, graph [][]arc) []byte {
 		out.WriteByte(byte(128 + len(be)))
 		out.Write(be)
 	}
-	wordCodes := listHuffman(len(words) + 1) // the end word is the last, heaviest
-	nodeCodes := listHuffman(n - 1)          // every node but the root
+	wordCodes := ListHuffman(len(words) + 1) // the end word is the last, heaviest
+	nodeCodes := ListHuffman(n - 1)          // every node but the root
 	var bits []byte
 	for _, kids := range graph {
 		for _, k := range kids {
-			bits = append(bits, wordCodes[k.word]...)
-			bits = append(bits, nodeCodes[k.to-1]...)
+			bits = append(bits, wordCodes[k.Word]...)
+			bits = append(bits, nodeCodes[k.To-1]...)
 		}
 		bits = append(bits, wordCodes[len(words)]...)
 	}
@@ -161,9 +186,9 @@ func writeV3(t testing.TB, words []string, graph [][]arc) []byte {
 	return out.Bytes()
 }
 
-// listHuffman returns the codes ('0' and '1' strings) of m symbols weighing 1..m, built
+// ListHuffman returns the codes ('0' and '1' strings) of m symbols weighing 1..m, built
 // as Candlepin's makeTrie builds them.
-func listHuffman(m int) [][]byte {
+func ListHuffman(m int) [][]byte {
 	type hnode struct {
 		weight      int
 		sym         int // -1 for a merged node

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -174,6 +175,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
+// maxDrain bounds what of a refused request's body is read so that its client reads the
+// answer.
+const maxDrain = 64 << 20
+
 // wrap serves an operation: the client is authenticated and authorized before anything
 // of the body is read (a decision that depends on the body waits for the handler to read
 // it, rest.WithGate), so an unknown or refused client is answered at once and never gets
@@ -209,6 +214,12 @@ func (s *Server) wrap(rt route) http.HandlerFunc {
 		if err != nil {
 			if rest.IsStatus(err, http.StatusUnauthorized) {
 				w.Header().Set("WWW-Authenticate", `Basic realm="api"`)
+			}
+			// A known client refused partway through its body (a chunk that filled the
+			// disk) gets the answer rather than a reset connection: what it still sends,
+			// up to maxDrain, is read and dropped first. Unknown clients are not waited for.
+			if !rest.SubjectOf(r.Context()).Anonymous() {
+				io.Copy(io.Discard, io.LimitReader(r.Body, maxDrain))
 			}
 			rest.WriteError(w, r, err)
 		}

@@ -88,6 +88,10 @@ func Read(r io.Reader, opt Options) (*Version, error) {
 		return nil, err
 	}
 	c := &collection{archive: a, tree: newTree(a.entries)}
+	// Extraction comes first in galaxy-importer: a link leading outside fails there.
+	if err := c.checkLinks(); err != nil {
+		return nil, c.tag(err)
+	}
 	v, err := c.check(opt.Expect)
 	if err != nil {
 		return nil, c.tag(err)
@@ -136,9 +140,6 @@ func (c *collection) check(expect Filename) (*Version, error) {
 		return nil, err
 	}
 	if err := c.checkFiles(files, m.FilesFile.Name); err != nil {
-		return nil, err
-	}
-	if err := c.checkLinks(); err != nil {
 		return nil, err
 	}
 	if err := expect.check(m.Info.Namespace, m.Info.Name, m.Info.Version); err != nil {

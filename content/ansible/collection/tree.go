@@ -85,12 +85,9 @@ func (t *tree) resolve(p string) (string, *entry, error) {
 			if hops++; hops > maxHops {
 				return "", nil, errLoop
 			}
-			target := path.Join(path.Dir(next), e.target)
-			if escapes(target) {
-				return "", nil, errEscape
-			}
-			rest = append(strings.Split(target, "/"), rest...)
-			cur = ""
+			// The link's own components are walked from its (real) directory, so a
+			// ".." in them climbs from where earlier links led, as the kernel does.
+			rest = append(strings.Split(e.target, "/"), rest...)
 		case ok && e.kind == kindFile && len(rest) > 0:
 			return "", nil, errNotFound // a file used as a directory
 		case ok, t.isDir(next):

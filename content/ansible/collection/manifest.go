@@ -17,8 +17,8 @@ const (
 	FilesJSONName = "FILES.json"
 )
 
-// Info is MANIFEST.json's collection_info, checked.
-type Info struct {
+// collectionInfo is MANIFEST.json's collection_info, checked.
+type collectionInfo struct {
 	Namespace, Name, Version string
 	Authors                  []string
 	Readme                   string
@@ -33,8 +33,8 @@ type Info struct {
 	Issues                   string
 }
 
-// FileEntry is one entry of FILES.json, or MANIFEST.json's file_manifest_file.
-type FileEntry struct {
+// listedFile is one entry of FILES.json, or MANIFEST.json's file_manifest_file.
+type listedFile struct {
 	Name   string
 	Ftype  string // "file" or "dir"; other values are listed but not checked
 	SHA256 string // chksum_sha256; "" when null
@@ -42,8 +42,8 @@ type FileEntry struct {
 
 // manifest is MANIFEST.json.
 type manifest struct {
-	Info      Info
-	FilesFile FileEntry
+	info      collectionInfo
+	filesFile listedFile
 }
 
 // The keys galaxy-importer's attrs classes take; any other key fails its import.
@@ -99,7 +99,7 @@ func parseManifest(data []byte) (*manifest, error) {
 		return nil, err
 	}
 	m := &manifest{}
-	if err := m.Info.decode(info); err != nil {
+	if err := m.info.decode(info); err != nil {
 		return nil, err
 	}
 	fmf, ok := top.get("file_manifest_file")
@@ -113,13 +113,13 @@ func parseManifest(data []byte) (*manifest, error) {
 	if err := knownKeys(obj, artifactFileKeys, ManifestName, "file_manifest_file"); err != nil {
 		return nil, err
 	}
-	if m.FilesFile, err = fileEntry(obj, ManifestName); err != nil {
+	if m.filesFile, err = readFileEntry(obj, ManifestName); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
 
-func (in *Info) decode(o object) error {
+func (in *collectionInfo) decode(o object) error {
 	var err error
 	str := func(key string, required bool) string {
 		if err != nil {
@@ -261,7 +261,7 @@ func dependencies(o object, namespace, name string) (map[string]string, error) {
 
 // filesJSON is FILES.json's list of entries.
 type filesJSON struct {
-	Files []FileEntry
+	Files []listedFile
 }
 
 // parseFilesJSON reads FILES.json as galaxy-importer's CollectionArtifactFileManifest
@@ -279,13 +279,13 @@ func parseFilesJSON(path string, data []byte) (*filesJSON, error) {
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, errorf(ErrFormat, path, "'files' is not a list")
 	}
-	f := &filesJSON{Files: make([]FileEntry, 0, len(items))}
+	f := &filesJSON{Files: make([]listedFile, 0, len(items))}
 	for i, it := range items {
 		o, err := jsonObject(it, path)
 		if err != nil {
 			return nil, errorf(ErrFormat, path, "entry %d is not an object", i)
 		}
-		e, err := fileEntry(o, path)
+		e, err := readFileEntry(o, path)
 		if err != nil {
 			return nil, err
 		}
@@ -294,8 +294,8 @@ func parseFilesJSON(path string, data []byte) (*filesJSON, error) {
 	return f, nil
 }
 
-func fileEntry(o object, path string) (FileEntry, error) {
-	var e FileEntry
+func readFileEntry(o object, path string) (listedFile, error) {
+	var e listedFile
 	var err error
 	if e.Name, err = optString(o, "name", true); err != nil {
 		return e, errorf(ErrFormat, path, "an entry's 'name' %v", err)

@@ -74,7 +74,7 @@ type DocsContent struct {
 type collection struct {
 	*archive
 	tree *tree
-	info Info
+	info collectionInfo
 }
 
 // Read reads a collection artifact (.tar.gz) from r in one pass, checks it as
@@ -133,19 +133,19 @@ func (c *collection) check(expect Filename) (*Version, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.info = m.Info
-	c.label = m.Info.Namespace + "." + m.Info.Name + " " + m.Info.Version
-	files, filesBytes, err := c.checkFilesJSON(m.FilesFile)
+	c.info = m.info
+	c.label = m.info.Namespace + "." + m.info.Name + " " + m.info.Version
+	files, filesBytes, err := c.checkFilesJSON(m.filesFile)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkFiles(files, m.FilesFile.Name); err != nil {
+	if err := c.checkFiles(files, m.filesFile.Name); err != nil {
 		return nil, err
 	}
-	if err := expect.check(m.Info.Namespace, m.Info.Name, m.Info.Version); err != nil {
+	if err := expect.check(m.info.Namespace, m.info.Name, m.info.Version); err != nil {
 		return nil, err
 	}
-	for _, p := range []string{m.Info.Readme, m.Info.LicenseFile} {
+	for _, p := range []string{m.info.Readme, m.info.LicenseFile} {
 		if p == "" {
 			continue
 		}
@@ -158,10 +158,10 @@ func (c *collection) check(expect Filename) (*Version, error) {
 		return nil, err
 	}
 	v := &Version{
-		Namespace: m.Info.Namespace, Name: m.Info.Name, Version: m.Info.Version,
-		Authors: m.Info.Authors, Description: m.Info.Description, Documentation: m.Info.Documentation,
-		Homepage: m.Info.Homepage, Issues: m.Info.Issues, Repository: m.Info.Repository,
-		License: m.Info.License, Tags: m.Info.Tags, Dependencies: m.Info.Dependencies,
+		Namespace: m.info.Namespace, Name: m.info.Name, Version: m.info.Version,
+		Authors: m.info.Authors, Description: m.info.Description, Documentation: m.info.Documentation,
+		Homepage: m.info.Homepage, Issues: m.info.Issues, Repository: m.info.Repository,
+		License: m.info.License, Tags: m.info.Tags, Dependencies: m.info.Dependencies,
 		Contents: []Content{}, Manifest: manifestBytes, Files: filesBytes,
 		SHA256: c.sha256, Size: c.size,
 	}
@@ -206,7 +206,7 @@ func unsafeRel(p string) bool {
 
 // checkFilesJSON finds the file manifest MANIFEST.json names, checks its digest and
 // parses it.
-func (c *collection) checkFilesJSON(ff FileEntry) (*filesJSON, []byte, error) {
+func (c *collection) checkFilesJSON(ff listedFile) (*filesJSON, []byte, error) {
 	name := ff.Name
 	if unsafeRel(name) {
 		return nil, nil, errorf(ErrUnsafe, ManifestName, "file_manifest_file names an invalid path: %q", name)
@@ -278,12 +278,19 @@ func (c *collection) checkFiles(f *filesJSON, filesName string) error {
 
 // checkLinks refuses a symlink that, followed through other links, leads outside the
 // collection (Python's extraction filter resolves links as it extracts them).
+// An entry below a symlink would be written through it; ansible-galaxy never builds
+// that, so it is refused rather than followed.
 func (c *collection) checkLinks() error {
 	for _, p := range c.tree.all() {
-		if e := c.entries[p]; e != nil && e.kind == kindSymlink {
-			if _, _, err := c.tree.resolve(p); err == errEscape {
-				return errorf(ErrUnsafe, p, "invalid link target detected: %q", e.target)
-			}
+		e := c.entries[p]
+		if e == nil || e.kind != kindSymlink {
+			continue
+		}
+		if _, _, err := c.tree.resolve(p); err == errEscape {
+			return errorf(ErrUnsafe, p, "invalid link target detected: %q", e.target)
+		}
+		if len(c.tree.children[p]) > 0 {
+			return errorf(ErrUnsafe, p+"/"+c.tree.children[p][0], "the path passes through a symbolic link")
 		}
 	}
 	return nil

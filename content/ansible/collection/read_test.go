@@ -207,6 +207,9 @@ func TestHostile(t *testing.T) {
 		{"chained symlink escape", func(t *testing.T) []byte {
 			return build{files: withFiles(tfile{name: "a/up", link: ".."}, tfile{name: "a/b/c", link: "../up/README.md"}, tfile{name: "a/b/d", link: "../up/../up/../.."})}.bytes(t)
 		}, Options{}, ErrUnsafe, "a/b/d", "invalid link target"},
+		{"entry through a symlink", func(t *testing.T) []byte {
+			return build{files: withFiles(tfile{name: "docs/sub", link: "../roles"}), extra: []tfile{{name: "docs/sub/web/README.md", body: "evil"}}}.bytes(t)
+		}, Options{}, ErrUnsafe, "docs/sub/web", "passes through a symbolic link"},
 		{"hard link escapes", func(t *testing.T) []byte { return build{extra: []tfile{{name: "x", hard: "../etc/passwd"}}}.bytes(t) }, Options{}, ErrUnsafe, "x", "invalid link target"},
 		{"hard link to nothing", func(t *testing.T) []byte { return build{extra: []tfile{{name: "x", hard: "nothing"}}}.bytes(t) }, Options{}, ErrFormat, "x", "not a file earlier"},
 		{"device file", func(t *testing.T) []byte { return build{extra: []tfile{{name: "dev", typ: '3'}}}.bytes(t) }, Options{}, ErrUnsafe, "dev", "device files"},

@@ -360,3 +360,26 @@ func manifestWithFilesSum(t *testing.T, digest string) []byte {
 		"format": 1,
 	})
 }
+
+// TestHardLinkedDoc: a hard link is the file it names, contents included.
+func TestHardLinkedDoc(t *testing.T) {
+	t.Parallel()
+	files := append(baseFiles(), tfile{name: "docs/hard.md", hard: "docs/guide.md"}, tfile{name: "plugins/modules/pong.py", hard: "plugins/modules/ping.py"})
+	v, err := Read(bytes.NewReader(build{files: files}.bytes(t)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := v.DocsBlob.DocumentationFiles
+	if len(d) != 3 || d[1].Name != "hard.md" || d[1].HTML != d[0].HTML {
+		t.Errorf("documentation files %+v", d)
+	}
+	var desc []string
+	for _, c := range v.Contents {
+		if c.ContentType == "module" && c.Description != nil {
+			desc = append(desc, c.Name+": "+*c.Description)
+		}
+	}
+	if !cmp.Equal(desc, []string{"ping: Try to connect to host", "pong: Try to connect to host", "win_ping: Windows ping", "win_ping: Windows ping"}) {
+		t.Errorf("module descriptions %q", desc)
+	}
+}

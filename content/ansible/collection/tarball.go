@@ -226,6 +226,13 @@ func (a *archive) add(h *tar.Header, body io.Reader) error {
 			return errorf(ErrFormat, p, "hard link to %s, which is not a file earlier in the tarball", h.Linkname)
 		}
 		*e = *t
+		// The same file under a second name: what was kept of it serves both.
+		if b, ok := a.kept[path.Clean(h.Linkname)]; ok {
+			a.kept[p] = b
+		}
+		if d, ok := a.docs[path.Clean(h.Linkname)]; ok {
+			a.docs[p] = d
+		}
 	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
 		return errorf(ErrUnsafe, p, "device files and FIFOs are not allowed")
 	default:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -270,15 +271,14 @@ func DeleteRole(ctx context.Context, q Querier, id int64) error {
 
 // SyncLockedRoles makes the built-in roles exactly roles (name → role): missing ones are
 // created, changed ones rewritten and locked roles no longer shipped deleted, as Pulp
-// does after each migration.
+// does after each migration. Processes starting at once may race: a role another made
+// meanwhile is taken as found (the caller retries on a unique violation).
 func SyncLockedRoles(ctx context.Context, tx *Tx, roles map[string]Role) error {
 	existing, _, err := ListRoles(ctx, tx, List{Where: []string{"r.locked = ?"}, Args: []any{true}})
 	if err != nil {
 		return err
 	}
-	have := map[string]Role{}
 	for _, r := range existing {
-		have[r.Name] = r
 		if _, keep := roles[r.Name]; !keep {
 			if err := DeleteRole(ctx, tx, r.ID); err != nil {
 				return err
@@ -287,15 +287,16 @@ func SyncLockedRoles(ctx context.Context, tx *Tx, roles map[string]Role) error {
 	}
 	for name, want := range roles {
 		want.Name, want.Locked = name, true
-		got, ok := have[name]
+		got, err := RoleByName(ctx, tx, name)
 		switch {
-		case !ok:
-			if _, err := RoleByName(ctx, tx, name); err == nil {
-				return fmt.Errorf("built-in role %q: a custom role has that name; rename or delete it", name)
-			}
+		case errors.Is(err, ErrNotFound):
 			if _, err := CreateRole(ctx, tx, want); err != nil {
 				return err
 			}
+		case err != nil:
+			return err
+		case !got.Locked:
+			return fmt.Errorf("built-in role %q: a custom role has that name; rename or delete it", name)
 		case !slices.Equal(got.Permissions, uniqueSorted(want.Permissions)) || !equalPtr(got.Description, want.Description):
 			want.ID = got.ID
 			if err := UpdateRole(ctx, tx, want); err != nil {

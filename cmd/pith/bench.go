@@ -31,10 +31,12 @@ func benchCmd(ctx context.Context, args []string) error {
 			return benchPromote(ctx, args[1:])
 		case "sync":
 			return benchSync(ctx, args[1:])
+		case "guards":
+			return benchGuards(ctx, args[1:])
 		}
 	}
 	if len(args) == 0 || args[0] != "upload" {
-		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync [flags]")
+		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync|guards [flags]")
 	}
 	return benchUpload(ctx, args[1:])
 }
@@ -406,6 +408,47 @@ func benchSync(ctx context.Context, args []string) error {
 	cfg.Log = os.Stderr
 	res, err := syncbench.Run(ctx, cfg)
 	if werr := sf.write("sync", func(w io.Writer) { syncbench.Markdown(w, res) }, func(p string) error { return syncbench.Plot(res).WriteFile(p) }); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// benchGuards runs the content-guard study on a pith of its own over HTTPS.
+func benchGuards(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench guards", flag.ContinueOnError)
+	sf := addScenarioFlags(fs, "guards")
+	files := fs.Int("files", 1000, "files in the distributed repository")
+	size := fs.Int64("size", 1024, "bytes per file")
+	conns := fs.Int("connections", 16, "concurrent keep-alive connections")
+	duration := fs.Duration("duration", 0, "measured time per configuration and round (default 5s; --full 15s)")
+	rounds := fs.Int("rounds", 3, "rounds: the configurations take turns this many times")
+	sets := fs.Int("content-sets", 100, "content sets the rhsm client's entitlement grants")
+	pprof := fs.String("pprof", "", "host:port for pith's --pprof-listen, to profile it during the run")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg := bench.GuardsConfig{Files: *files, Size: *size, Connections: *conns, Duration: 5 * time.Second, Rounds: *rounds,
+		ContentSets: *sets, Password: randomPassword(), Pprof: *pprof, Log: os.Stderr}
+	if *sf.full {
+		cfg.Duration = 15 * time.Second
+	}
+	if *duration > 0 {
+		cfg.Duration = *duration
+	}
+	for name, v := range map[string]int64{"files": int64(cfg.Files), "size": cfg.Size, "connections": int64(cfg.Connections),
+		"rounds": int64(cfg.Rounds), "content-sets": int64(cfg.ContentSets)} {
+		if v <= 0 {
+			return fmt.Errorf("--%s: %d must be positive", name, v)
+		}
+	}
+	dir, cleanup, err := sf.workdir("pith-bench-guards-")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	cfg.Dir = dir
+	res, err := bench.Guards(ctx, cfg)
+	if werr := sf.write("guards", func(w io.Writer) { bench.GuardsMarkdown(w, res) }, func(p string) error { return bench.GuardsPlot(p, res) }); err == nil {
 		err = werr
 	}
 	return err

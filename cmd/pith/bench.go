@@ -33,10 +33,12 @@ func benchCmd(ctx context.Context, args []string) error {
 			return benchSync(ctx, args[1:])
 		case "guards":
 			return benchGuards(ctx, args[1:])
+		case "authz":
+			return benchAuthz(ctx, args[1:])
 		}
 	}
 	if len(args) == 0 || args[0] != "upload" {
-		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync|guards [flags]")
+		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync|guards|authz [flags]")
 	}
 	return benchUpload(ctx, args[1:])
 }
@@ -451,6 +453,39 @@ func benchGuards(ctx context.Context, args []string) error {
 	if werr := sf.write("guards", func(w io.Writer) { bench.GuardsMarkdown(w, res) }, func(p string) error { return bench.GuardsPlot(p, res) }); err == nil {
 		err = werr
 	}
+	return err
+}
+
+// benchAuthz runs the access-control study: this pith next to one from before access
+// control, on the same data.
+func benchAuthz(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench authz", flag.ContinueOnError)
+	dir := fs.String("dir", "", "work directory (default: a temporary directory)")
+	before := fs.String("before", "", "the pith executable from before access control (built from 13dc4e1)")
+	repos := fs.Int("repos", 3000, "file repositories")
+	tasks := fs.Int("tasks", 1000, "tasks (each adds one content unit to a repository)")
+	requests := fs.Int("requests", 300, "requests per endpoint and side")
+	rounds := fs.Int("rounds", 10, "rounds: the sides take turns this many times per endpoint")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *before == "" {
+		return fmt.Errorf("--before: the pith executable from before access control is needed")
+	}
+	for name, v := range map[string]int{"repos": *repos, "tasks": *tasks, "requests": *requests, "rounds": *rounds} {
+		if v <= 0 {
+			return fmt.Errorf("--%s: %d must be positive", name, v)
+		}
+	}
+	sf := &scenarioFlags{dir: dir}
+	d, cleanup, err := sf.workdir("pith-bench-authz-")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	res, err := bench.Authz(ctx, bench.AuthzConfig{Before: *before, Repos: *repos, Tasks: *tasks, Requests: *requests, Rounds: *rounds,
+		Dir: d, Password: randomPassword(), Log: os.Stderr})
+	bench.AuthzMarkdown(os.Stdout, res)
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -291,12 +292,23 @@ func GuardsMarkdown(w io.Writer, r GuardsResult) {
 	fmt.Fprintf(w, "\n%d files of %d bytes; %d keep-alive HTTPS/1.1 connections (Go client, closed loop, random files); "+
 		"%d rounds of %v per configuration, taking turns; rhsm entitlement of %d content sets.\n",
 		c.Files, c.Size, c.Connections, c.Rounds, c.Duration, c.ContentSets)
-	fmt.Fprintf(w, "\n| configuration | req/s | of unguarded | p50 | p90 | p99 | pith CPU per request | load generator CPU per request | machine busy cores | req/s by round | header bytes |\n")
-	fmt.Fprintf(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
-	for _, row := range r.Rows {
-		of := "—"
-		if base := r.Rows[0].RPS; base > 0 && row.Name != r.Rows[0].Name {
-			of = fmt.Sprintf("%.0f%%", 100*row.RPS/base)
+	fmt.Fprintf(w, "\n| configuration | req/s | of unguarded | of unguarded, median of rounds | p50 | p90 | p99 | pith CPU per request | load generator CPU per request | machine busy cores | req/s by round | header bytes |\n")
+	fmt.Fprintf(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	base := r.Rows[0]
+	for i, row := range r.Rows {
+		of, ofRounds := "—", "—"
+		if i > 0 && base.RPS > 0 {
+			of = fmt.Sprintf("%.0f%%", 100*row.RPS/base.RPS)
+			var ratios []float64
+			for k, v := range row.RoundRPS {
+				if k < len(base.RoundRPS) && base.RoundRPS[k] > 0 {
+					ratios = append(ratios, v/base.RoundRPS[k])
+				}
+			}
+			if n := len(ratios); n > 0 {
+				slices.Sort(ratios)
+				ofRounds = fmt.Sprintf("%.0f%%", 100*(ratios[(n-1)/2]+ratios[n/2])/2)
+			}
 		}
 		var rounds []string
 		for _, v := range row.RoundRPS {
@@ -306,7 +318,7 @@ func GuardsMarkdown(w io.Writer, r GuardsResult) {
 		if row.HeaderBytes > 0 {
 			hdr = fmt.Sprint(row.HeaderBytes)
 		}
-		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %s | %s | %s | %s | %.2f | %s | %s |\n", row.Name, row.RPS, of, msFine(row.P50), msFine(row.P90),
+		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %s |\n", row.Name, row.RPS, of, ofRounds, msFine(row.P50), msFine(row.P90),
 			msFine(row.P99), us(row.PerRequest(row.ServerCPU)), us(row.PerRequest(row.ClientCPU)), row.MachineCores, strings.Join(rounds, " / "), hdr)
 	}
 }

@@ -422,17 +422,17 @@ func benchGuards(ctx context.Context, args []string) error {
 	files := fs.Int("files", 1000, "files in the distributed repository")
 	size := fs.Int64("size", 1024, "bytes per file")
 	conns := fs.Int("connections", 16, "concurrent keep-alive connections")
-	duration := fs.Duration("duration", 0, "measured time per configuration and round (default 5s; --full 15s)")
-	rounds := fs.Int("rounds", 3, "rounds: the configurations take turns this many times")
+	duration := fs.Duration("duration", 0, "measured time per configuration and round (default 3s; --full 10s)")
+	rounds := fs.Int("rounds", 10, "rounds: the configurations take turns this many times")
 	sets := fs.Int("content-sets", 100, "content sets the rhsm client's entitlement grants")
 	pprof := fs.String("pprof", "", "host:port for pith's --pprof-listen, to profile it during the run")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg := bench.GuardsConfig{Files: *files, Size: *size, Connections: *conns, Duration: 5 * time.Second, Rounds: *rounds,
+	cfg := bench.GuardsConfig{Files: *files, Size: *size, Connections: *conns, Duration: 3 * time.Second, Rounds: *rounds,
 		ContentSets: *sets, Password: randomPassword(), Pprof: *pprof, Log: os.Stderr}
 	if *sf.full {
-		cfg.Duration = 15 * time.Second
+		cfg.Duration = 10 * time.Second
 	}
 	if *duration > 0 {
 		cfg.Duration = *duration

@@ -29,8 +29,8 @@ type AuthzConfig struct {
 	Requests int    // per endpoint and side
 	Rounds   int    // the sides take turns this many times per endpoint
 	Dir      string
-	Password string // of the administrators
-	Log      io.Writer
+	Password string    // of the administrators
+	Log      io.Writer // progress (nil: none)
 }
 
 // AuthzEndpoints are the list requests measured.
@@ -64,6 +64,9 @@ type AuthzResult struct {
 // Authz runs the study on two installations of its own (embedded SQLite and files).
 func Authz(ctx context.Context, cfg AuthzConfig) (AuthzResult, error) {
 	res := AuthzResult{Cfg: cfg}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
 	beforeDir, afterDir := filepath.Join(cfg.Dir, "before"), filepath.Join(cfg.Dir, "after")
 	old, err := StartCluster(ctx, ClusterConfig{Binary: cfg.Before, Dir: beforeDir, Fresh: true, Password: cfg.Password})
 	if err != nil {

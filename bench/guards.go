@@ -35,9 +35,9 @@ type GuardsConfig struct {
 	// products' content sets.
 	ContentSets int
 	Dir         string
-	Password    string // of pith's admin
-	Pprof       string // host:port for pith's --pprof-listen ("" for none)
-	Log         io.Writer
+	Password    string    // of pith's admin
+	Pprof       string    // host:port for pith's --pprof-listen ("" for none)
+	Log         io.Writer // progress (nil: none)
 }
 
 // GuardsRow is one configuration's measurement.
@@ -60,6 +60,9 @@ const guardsBase = "ACME/Library/content/dist/bench/"
 // Guards runs the study on a pith of its own (embedded SQLite and files) serving HTTPS.
 func Guards(ctx context.Context, cfg GuardsConfig) (GuardsResult, error) {
 	res := GuardsResult{Cfg: cfg}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
 	pki, err := newGuardsPKI(filepath.Join(cfg.Dir, "certs"), cfg.ContentSets)
 	if err != nil {
 		return res, err

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -237,4 +238,53 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// A user viewing one repository sees the content its versions hold, in the content lists
+// and one unit at a time, and not the content only other repositories hold.
+func TestContentVisibility(t *testing.T) {
+	e := newEnv(t)
+	newUser(e, "erin")
+	units := map[string]string{}
+	for _, p := range []string{"a.txt", "b.txt", "c.txt"} {
+		units[p] = fileUnit(e, p)
+	}
+	repos := map[string]string{}
+	for name, paths := range map[string][]string{"seen": {"a.txt", "b.txt"}, "unseen": {"b.txt", "c.txt"}} {
+		code, r := e.JSON("POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": name})
+		if code != 201 {
+			t.Fatalf("create %s: %d %v", name, code, r)
+		}
+		repos[name] = r["pulp_href"].(string)
+		var add []string
+		for _, p := range paths {
+			add = append(add, units[p])
+		}
+		code, m := e.JSON("POST", repos[name]+"modify/", map[string]any{"add_content_units": add})
+		e.Done("modify "+name, code, m)
+	}
+	if code, m := e.JSON("POST", repos["seen"]+"add_role/", map[string]any{"role": "file.filerepository_viewer", "users": []string{"erin"}}); code != 201 {
+		t.Fatalf("add_role: %d %v", code, m)
+	}
+	for _, list := range []string{"/pulp/api/v3/content/file/files/", "/pulp/api/v3/content/"} {
+		code, m := asUser(e, "erin", "GET", list, nil)
+		if code != 200 {
+			t.Fatalf("erin lists %s: %d %v", list, code, m)
+		}
+		var got []string
+		for _, r := range m["results"].([]any) {
+			got = append(got, r.(map[string]any)["pulp_href"].(string))
+		}
+		slices.Sort(got)
+		want := []string{units["a.txt"], units["b.txt"]}
+		slices.Sort(want)
+		if !slices.Equal(got, want) || m["count"] != float64(2) {
+			t.Errorf("erin lists %s: %v (count %v), want a.txt and b.txt %v", list, got, m["count"], want)
+		}
+	}
+	for p, want := range map[string]int{"a.txt": 200, "b.txt": 200, "c.txt": 404} {
+		if code, _ := asUser(e, "erin", "GET", units[p], nil); code != want {
+			t.Errorf("erin reads %s: %d, want %d", p, code, want)
+		}
+	}
 }

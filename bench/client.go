@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
+	"path"
 	"strings"
 	"time"
 )
@@ -20,7 +22,7 @@ type Client struct {
 
 // NewClient returns a client of the target's API.
 func NewClient(t Target) *Client {
-	return &Client{base: strings.TrimSuffix(t.URL, "/"), user: t.User, password: t.Password, http: &http.Client{Timeout: 5 * time.Minute}}
+	return &Client{base: strings.TrimSuffix(t.URL, "/"), user: t.User, password: t.Password, http: httpClient(t.Roots, 5*time.Minute)}
 }
 
 // URL resolves an href: an absolute path, or a full URL as some servers return.
@@ -136,4 +138,28 @@ func (c *Client) Count(ctx context.Context, repoHref, contentType string) (int, 
 		return 0, err
 	}
 	return version.Summary.Present[contentType].Count, nil
+}
+
+// fileUpload is the API's synchronous upload of a file content unit.
+const fileUpload = "/pulp/api/v3/content/file/files/upload/"
+
+// fileForm is the multipart body of a fileUpload of data at relativePath.
+func fileForm(relativePath string, data []byte) (ctype string, body *bytes.Buffer) {
+	body = new(bytes.Buffer)
+	w := multipart.NewWriter(body)
+	w.WriteField("relative_path", relativePath)
+	fw, _ := w.CreateFormFile("file", path.Base(relativePath))
+	fw.Write(data)
+	w.Close()
+	return w.FormDataContentType(), body
+}
+
+// Upload stores data as a file content unit at relativePath and returns its href.
+func (c *Client) Upload(ctx context.Context, relativePath string, data []byte) (string, error) {
+	ctype, body := fileForm(relativePath, data)
+	var out struct {
+		Href string `json:"pulp_href"`
+	}
+	err := c.Do(ctx, "POST", fileUpload, ctype, body, &out)
+	return out.Href, err
 }

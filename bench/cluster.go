@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -35,14 +37,20 @@ type ClusterConfig struct {
 	Password string
 	Workers  int // task workers of the serve process (0 = pith's default)
 	Logs     string
+	// Args are more arguments of every process (--tls-cert …, --pprof-listen …).
+	Args []string
+	// Roots, when set, are the CAs of the certificate the processes serve HTTPS with
+	// (Args name it): the origins are then https:// and trusted through Roots.
+	Roots *x509.CertPool
 }
 
 // Cluster is a started installation.
 type Cluster struct {
-	API, Content string // origins
-	Password     string // of admin
-	Serve        int    // PID of the serve process
-	ContentPIDs  []int  // the processes that answer content requests
+	API, Content string         // origins
+	Password     string         // of admin
+	Roots        *x509.CertPool // of the origins' certificate, over HTTPS
+	Serve        int            // PID of the serve process
+	ContentPIDs  []int          // the processes that answer content requests
 	cmds         []*exec.Cmd
 	log          *os.File
 }
@@ -86,20 +94,24 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{log: lf, Password: cfg.Password}
+	c := &Cluster{log: lf, Password: cfg.Password, Roots: cfg.Roots}
+	scheme := "http://"
+	if cfg.Roots != nil {
+		scheme = "https://"
+	}
 	apiAddr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	c.API, c.Content = "http://"+apiAddr, "http://"+apiAddr
+	c.API, c.Content = scheme+apiAddr, scheme+apiAddr
 	contentAddr := apiAddr
 	if cfg.Content > 1 {
 		if contentAddr, err = freeAddr(); err != nil {
 			return nil, err
 		}
-		c.Content = "http://" + contentAddr
+		c.Content = scheme + contentAddr
 	}
-	common := []string{"--data", cfg.Dir, "--content-origin", c.Content}
+	common := append([]string{"--data", cfg.Dir, "--content-origin", c.Content}, cfg.Args...)
 	for flag, v := range map[string]string{"--database": cfg.Database, "--storage": cfg.Storage, "--cache": cfg.Cache} {
 		if v != "" {
 			common = append(common, flag, v)
@@ -117,7 +129,7 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 		return nil, err
 	}
 	c.Serve = serve.Process.Pid
-	if err := waitHTTP(ctx, c.API+"/pulp/api/v3/status/", logPath); err != nil {
+	if err := waitHTTP(ctx, c.API+"/pulp/api/v3/status/", logPath, cfg.Roots); err != nil {
 		c.Stop()
 		return nil, err
 	}
@@ -133,7 +145,7 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 		}
 		c.ContentPIDs = append(c.ContentPIDs, cmd.Process.Pid)
 	}
-	if err := waitHTTP(ctx, c.Content+"/pulp/content/", logPath); err != nil {
+	if err := waitHTTP(ctx, c.Content+"/pulp/content/", logPath, cfg.Roots); err != nil {
 		c.Stop()
 		return nil, err
 	}
@@ -155,7 +167,7 @@ func (c *Cluster) start(cfg ClusterConfig, args ...string) (*exec.Cmd, error) {
 
 // Target is the cluster as a scenario's target, named "pith".
 func (c *Cluster) Target() Target {
-	return Target{Name: "pith", URL: c.API, Content: c.Content, User: "admin", Password: c.Password, Procs: c.Procs()}
+	return Target{Name: "pith", URL: c.API, Content: c.Content, User: "admin", Password: c.Password, Procs: c.Procs(), Roots: c.Roots}
 }
 
 // Procs selects the cluster's processes.
@@ -195,12 +207,14 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-// waitHTTP waits up to a minute for url to answer 200.
-func waitHTTP(ctx context.Context, url, logPath string) error {
+// waitHTTP waits up to a minute for url to answer 200 (over HTTPS, trusting roots).
+func waitHTTP(ctx context.Context, url, logPath string, roots *x509.CertPool) error {
 	deadline := time.Now().Add(time.Minute)
+	client := httpClient(roots, 10*time.Second)
+	defer client.CloseIdleConnections()
 	for {
 		req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := client.Do(req)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
@@ -221,4 +235,12 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// httpClient is a client that trusts roots over HTTPS (nil: the system's).
+func httpClient(roots *x509.CertPool, timeout time.Duration) *http.Client {
+	if roots == nil {
+		return &http.Client{Timeout: timeout}
+	}
+	return &http.Client{Timeout: timeout, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"crypto/x509"
 	"fmt"
 	"os"
 	"strings"
@@ -19,6 +20,9 @@ type Target struct {
 	DB string
 	// Procs selects the server's processes, for their peak memory and CPU.
 	Procs load.Selector
+	// Roots are the CAs the target's HTTPS certificate is trusted through (nil: the
+	// system's).
+	Roots *x509.CertPool
 }
 
 // ParseTarget reads "name=URL" with optional ",user=…,password=…,content=URL,procs=a|b,db=URL"

@@ -1,13 +1,11 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
 	"io"
 	"math"
-	"mime/multipart"
 	"pith/bench/load"
 	"pith/bench/plot"
 	"sort"
@@ -75,17 +73,12 @@ func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
 				data := make([]byte, size)
 				rand.Read(data)
 				names[i] = fmt.Sprintf("%d-%d-%d.bin", size, users, i)
-				var buf bytes.Buffer
-				w := multipart.NewWriter(&buf)
-				w.WriteField("relative_path", names[i])
-				fw, _ := w.CreateFormFile("file", names[i])
-				fw.Write(data)
-				w.Close()
+				ctype, body := fileForm(names[i], data)
 				var out struct {
 					Href string `json:"pulp_href"`
 				}
 				t := time.Now() // the response time only, not making the random file
-				err := c.Do(ctx, "POST", "/pulp/api/v3/content/file/files/upload/", w.FormDataContentType(), &buf, &out)
+				err := c.Do(ctx, "POST", fileUpload, ctype, body, &out)
 				hrefs[i] = out.Href
 				return time.Since(t), err
 			})

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -24,7 +26,10 @@ import (
 	"pith/blob"
 	"pith/blob/driver/fs"
 	"pith/content"
+	"pith/internal/testcert"
 	"pith/meta"
+	"pith/serve/guard"
+	"pith/serve/guard/cert"
 )
 
 type fixture struct {
@@ -378,16 +383,47 @@ func BenchmarkServe1KiB(b *testing.B) {
 		return err
 	})
 	meta.CreateDistribution(ctx, db, meta.Distribution{Type: "file.file", Name: "p", BasePath: "p", PublicationID: &pub.ID})
+	// The cached path behind certificate guards, the client's certificate at the TLS
+	// handshake or in a trusted proxy's header: what a guard adds to a request, once the
+	// client's certificate is in the guard's cache.
+	ca := testcert.NewCA(b, "hosts CA")
+	const base = "ACME/Library/content/dist/b"
+	client, ent := ca.Client(b, "host-1"), ca.Entitlement(b, "host-2", "/ACME/Library/content/dist/$releasever")
+	for _, typ := range []string{"x509", "rhsm"} {
+		attrs, _ := json.Marshal(map[string]string{"ca_certificate": string(ca.PEM)})
+		var g meta.ContentGuard
+		db.Tx(ctx, func(tx *meta.Tx) error {
+			var err error
+			g, err = meta.CreateGuard(ctx, tx, meta.ContentGuard{Type: "certguard." + typ, Name: typ, Attrs: attrs})
+			return err
+		})
+		meta.CreateDistribution(ctx, db, meta.Distribution{Type: "file.file", Name: typ, BasePath: base + "/" + typ, RepositoryID: &repo.ID, ContentGuard: &g.PulpID})
+	}
+	guarded := Options{Guards: guard.Env{Certs: cert.NewCache(100), FromProxy: func(*http.Request) bool { return true }}}
+	byTLS := func(l testcert.Leaf) func(*http.Request) {
+		return func(r *http.Request) { r.TLS = &tls.ConnectionState{PeerCertificates: []*x509.Certificate{l.Cert}} }
+	}
+	byHeader := func(l testcert.Leaf) func(*http.Request) {
+		return func(r *http.Request) { r.Header.Set("X-Client-Cert", url.PathEscape(string(l.CertPEM))) }
+	}
 	for _, bc := range []struct {
 		name, path string
 		opt        Options
+		prep       func(*http.Request)
 	}{
-		{"cached", "/pulp/content/b/Packages/f", Options{}},
-		{"published-uncached", "/pulp/content/p/Packages/f", Options{NoCache: true}},
+		{"cached", "/pulp/content/b/Packages/f", Options{}, nil},
+		{"published-uncached", "/pulp/content/p/Packages/f", Options{NoCache: true}, nil},
+		{"cached-x509-tls", "/pulp/content/" + base + "/x509/Packages/f", guarded, byTLS(client)},
+		{"cached-x509-header", "/pulp/content/" + base + "/x509/Packages/f", guarded, byHeader(client)},
+		{"cached-rhsm-tls", "/pulp/content/" + base + "/rhsm/Packages/f", guarded, byTLS(ent)},
+		{"cached-rhsm-header", "/pulp/content/" + base + "/rhsm/Packages/f", guarded, byHeader(ent)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			srv := New(db, store, bc.opt)
 			req := httptest.NewRequest("GET", bc.path, nil)
+			if bc.prep != nil {
+				bc.prep(req)
+			}
 			b.ReportAllocs()
 			for b.Loop() {
 				rec := httptest.NewRecorder()

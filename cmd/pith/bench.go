@@ -31,10 +31,14 @@ func benchCmd(ctx context.Context, args []string) error {
 			return benchPromote(ctx, args[1:])
 		case "sync":
 			return benchSync(ctx, args[1:])
+		case "guards":
+			return benchGuards(ctx, args[1:])
+		case "authz":
+			return benchAuthz(ctx, args[1:])
 		}
 	}
 	if len(args) == 0 || args[0] != "upload" {
-		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync [flags]")
+		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync|guards|authz [flags]")
 	}
 	return benchUpload(ctx, args[1:])
 }
@@ -408,6 +412,80 @@ func benchSync(ctx context.Context, args []string) error {
 	if werr := sf.write("sync", func(w io.Writer) { syncbench.Markdown(w, res) }, func(p string) error { return syncbench.Plot(res).WriteFile(p) }); err == nil {
 		err = werr
 	}
+	return err
+}
+
+// benchGuards runs the content-guard study on a pith of its own over HTTPS.
+func benchGuards(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench guards", flag.ContinueOnError)
+	sf := addScenarioFlags(fs, "guards")
+	files := fs.Int("files", 1000, "files in the distributed repository")
+	size := fs.Int64("size", 1024, "bytes per file")
+	conns := fs.Int("connections", 16, "concurrent keep-alive connections")
+	duration := fs.Duration("duration", 0, "measured time per configuration and round (default 3s; --full 10s)")
+	rounds := fs.Int("rounds", 10, "rounds: the configurations take turns this many times")
+	sets := fs.Int("content-sets", 100, "content sets the rhsm client's entitlement grants")
+	pprof := fs.String("pprof", "", "host:port for pith's --pprof-listen, to profile it during the run")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg := bench.GuardsConfig{Files: *files, Size: *size, Connections: *conns, Duration: 3 * time.Second, Rounds: *rounds,
+		ContentSets: *sets, Password: randomPassword(), Pprof: *pprof, Log: os.Stderr}
+	if *sf.full {
+		cfg.Duration = 10 * time.Second
+	}
+	if *duration > 0 {
+		cfg.Duration = *duration
+	}
+	for name, v := range map[string]int64{"files": int64(cfg.Files), "size": cfg.Size, "connections": int64(cfg.Connections),
+		"rounds": int64(cfg.Rounds), "content-sets": int64(cfg.ContentSets)} {
+		if v <= 0 {
+			return fmt.Errorf("--%s: %d must be positive", name, v)
+		}
+	}
+	dir, cleanup, err := sf.workdir("pith-bench-guards-")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	cfg.Dir = dir
+	res, err := bench.Guards(ctx, cfg)
+	if werr := sf.write("guards", func(w io.Writer) { bench.GuardsMarkdown(w, res) }, func(p string) error { return bench.GuardsPlot(p, res) }); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// benchAuthz runs the access-control study: this pith next to one from before access
+// control, on the same data.
+func benchAuthz(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench authz", flag.ContinueOnError)
+	dir := fs.String("dir", "", "work directory (default: a temporary directory)")
+	before := fs.String("before", "", "the pith executable from before access control (built from 13dc4e1)")
+	repos := fs.Int("repos", 3000, "file repositories")
+	tasks := fs.Int("tasks", 1000, "tasks (each adds one content unit to a repository)")
+	requests := fs.Int("requests", 300, "requests per endpoint and side")
+	rounds := fs.Int("rounds", 10, "rounds: the sides take turns this many times per endpoint")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *before == "" {
+		return fmt.Errorf("--before: the pith executable from before access control is needed")
+	}
+	for name, v := range map[string]int{"repos": *repos, "tasks": *tasks, "requests": *requests, "rounds": *rounds} {
+		if v <= 0 {
+			return fmt.Errorf("--%s: %d must be positive", name, v)
+		}
+	}
+	sf := &scenarioFlags{dir: dir}
+	d, cleanup, err := sf.workdir("pith-bench-authz-")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	res, err := bench.Authz(ctx, bench.AuthzConfig{Before: *before, Repos: *repos, Tasks: *tasks, Requests: *requests, Rounds: *rounds,
+		Dir: d, Password: randomPassword(), Log: os.Stderr})
+	bench.AuthzMarkdown(os.Stdout, res)
 	return err
 }
 

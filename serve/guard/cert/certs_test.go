@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
-	"pith/internal/testcert"
+	"pith/internal/certgen"
 	"strconv"
 	"strings"
 	"sync"
@@ -164,7 +164,7 @@ func v1Exts(t testing.TB, paths ...string) []pkix.Extension {
 // v3Exts are the extensions of a v3 entitlement certificate granting paths.
 func v3Exts(t testing.TB, paths ...string) []pkix.Extension {
 	t.Helper()
-	return v3DataExts(t, testcert.EncodeV3(t, paths))
+	return v3DataExts(t, certgen.EncodeV3(paths))
 }
 
 func v3DataExts(t testing.TB, data []byte) []pkix.Extension {

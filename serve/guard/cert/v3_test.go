@@ -5,7 +5,7 @@ import (
 	"compress/zlib"
 	"fmt"
 	"math/rand/v2"
-	"pith/internal/testcert"
+	"pith/internal/certgen"
 	"slices"
 	"strings"
 	"testing"
@@ -58,7 +58,7 @@ func TestV3RoundTrip(t *testing.T) {
 	}
 	cases = append(cases, big)
 	for _, paths := range cases {
-		tr, err := decodeV3(testcert.EncodeV3(t, paths))
+		tr, err := decodeV3(certgen.EncodeV3(paths))
 		if err != nil {
 			t.Fatalf("%d paths: %v", len(paths), err)
 		}
@@ -89,7 +89,7 @@ func zlibOf(b []byte) []byte {
 // whose checks still end.
 func TestV3Hostile(t *testing.T) {
 	t.Parallel()
-	good := testcert.EncodeV3(t, []string{"/a/b", "/c"})
+	good := certgen.EncodeV3([]string{"/a/b", "/c"})
 	words := zlibOf([]byte("a\x00b\x00"))
 	badSum := slices.Clone(words)
 	badSum[len(badSum)-1] ^= 1
@@ -118,7 +118,7 @@ func TestV3Hostile(t *testing.T) {
 
 	// A graph that loops (a node its own child, under a variable) and is wide: the
 	// check still walks each segment once.
-	loop := testcert.WriteV3(t, []string{"$any", "x"}, [][]testcert.Arc{
+	loop := certgen.WriteV3([]string{"$any", "x"}, [][]certgen.Arc{
 		{{Word: 0, To: 1}, {Word: 0, To: 1}, {Word: 1, To: 2}},
 		{{Word: 0, To: 1}, {Word: 0, To: 0 + 1}, {Word: 1, To: 2}},
 		nil,
@@ -134,16 +134,16 @@ func TestV3Hostile(t *testing.T) {
 
 	// An edge to the root is no node code at all: the root has none.
 	// A tree whose root has no edges grants nothing (Pulp would grant everything).
-	bare := testcert.WriteV3(t, []string{"a"}, [][]testcert.Arc{nil, nil, nil})
+	bare := certgen.WriteV3([]string{"a"}, [][]certgen.Arc{nil, nil, nil})
 	if tr, err := decodeV3(bare); err != nil || tr.allows("/a") || tr.allows("/") {
 		t.Errorf("a tree of no paths: err %v, allows something", err)
 	}
 }
 
 func FuzzDecodeV3(f *testing.F) {
-	f.Add(testcert.EncodeV3(f, []string{"/content/dist/rhel/$releasever/$basearch/os", "/ACME/Library/custom/p/r"}))
-	f.Add(testcert.EncodeV3(f, []string{"/a"}))
-	f.Add(testcert.WriteV3(f, []string{"$any", "x"}, [][]testcert.Arc{{{Word: 0, To: 1}}, {{Word: 0, To: 1}, {Word: 1, To: 2}}, nil}))
+	f.Add(certgen.EncodeV3([]string{"/content/dist/rhel/$releasever/$basearch/os", "/ACME/Library/custom/p/r"}))
+	f.Add(certgen.EncodeV3([]string{"/a"}))
+	f.Add(certgen.WriteV3([]string{"$any", "x"}, [][]certgen.Arc{{{Word: 0, To: 1}}, {{Word: 0, To: 1}, {Word: 1, To: 2}}, nil}))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := decodeV3(data)

@@ -1,4 +1,4 @@
-package testcert
+package certgen
 
 import (
 	"bytes"
@@ -10,20 +10,18 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"testing"
 )
 
 // Entitlement signs a client certificate (common name cn) whose Red Hat entitlement (v3,
 // as Candlepin issues them) grants paths, such as "/ACME/Library/content/dist/$releasever/os".
-func (ca *CA) Entitlement(t testing.TB, cn string, paths ...string) Leaf {
-	t.Helper()
-	data, err := asn1.Marshal(EncodeV3(t, paths))
+func (ca *CA) Entitlement(cn string, paths ...string) (Leaf, error) {
+	data, err := asn1.Marshal(EncodeV3(paths))
 	if err != nil {
-		t.Fatal(err)
+		return Leaf{}, err
 	}
 	version, err := asn1.MarshalWithParams("3.4", "utf8")
 	if err != nil {
-		t.Fatal(err)
+		return Leaf{}, err
 	}
 	tmpl := template(cn)
 	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
@@ -31,7 +29,7 @@ func (ca *CA) Entitlement(t testing.TB, cn string, paths ...string) Leaf {
 		{Id: asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 2312, 9, 6}, Value: version},
 		{Id: asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 2312, 9, 7}, Value: data},
 	}
-	return ca.leaf(t, tmpl)
+	return ca.leaf(tmpl)
 }
 
 // Entitlement certificates: v3 entitlement data written as Candlepin does (X509V3ExtensionUtil), written
@@ -46,8 +44,7 @@ type Arc struct{ Word, To int }
 
 // EncodeV3 encodes the v3 entitlement data (the zlib-compressed, Huffman-coded path
 // tree of OID 1.3.6.1.4.1.2312.9.7) of a certificate granting paths.
-func EncodeV3(t testing.TB, paths []string) []byte {
-	t.Helper()
+func EncodeV3(paths []string) []byte {
 	// Build the tree with node names; "end" is the shared end node.
 	kids := map[string][]struct {
 		word string
@@ -138,20 +135,18 @@ func EncodeV3(t testing.TB, paths []string) []byte {
 	if len(graph) == 2 { // root and end: the node code needs two leaves
 		graph = append(graph, nil)
 	}
-	return WriteV3(t, words, graph)
+	return WriteV3(words, graph)
 }
 
 // WriteV3 encodes a graph (node 0 the root) over words, whatever its shape.
-func WriteV3(t testing.TB, words []string, graph [][]Arc) []byte {
-	t.Helper()
+func WriteV3(words []string, graph [][]Arc) []byte {
 	var out bytes.Buffer
+	// Writing to a bytes.Buffer at a valid level cannot fail.
 	zw, _ := zlib.NewWriterLevel(&out, zlib.BestCompression)
 	for _, w := range words {
 		zw.Write([]byte(w + "\x00"))
 	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	zw.Close()
 	n := len(graph)
 	if n < 128 {
 		out.WriteByte(byte(n))

@@ -18,6 +18,9 @@ func (t *scanner) scanText() (status, error) {
 		i = len(b)
 	}
 	raw := b[:i]
+	if j := bytes.Index(raw, []byte("]]>")); j >= 0 {
+		return 0, t.synErr(t.pos+j, `"]]>" in text outside a CDATA section`)
+	}
 	if len(t.nameEnds) == 0 {
 		for j, c := range raw {
 			if !isSpace(c) {

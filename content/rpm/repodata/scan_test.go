@@ -177,6 +177,7 @@ func TestScanner(t *testing.T) {
 		{"\n<?xml version='1.0'?><a/>", "f: line 2: XML declaration not at the start of the file"},
 		{"<a/><b/>", "f: line 1: element after the end of the root element"},
 		{"x<a/>", "f: line 1: text outside the root element"},
+		{"<a>\nx]]>y</a>", `f: line 2: "]]>" in text outside a CDATA section`},
 		{"<![CDATA[x]]><a/>", "f: line 1: CDATA outside the root element"},
 		{"<a><!x></a>", `f: line 1: unexpected "<!"`},
 		{"<a>\n<1/></a>", `f: line 2: invalid character '1' where a name should start`},

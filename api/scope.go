@@ -56,18 +56,24 @@ func (s *Server) scopeCond(ctx context.Context, c *caller, sc scoping) (string, 
 	}
 	switch {
 	case sc.content != "":
+		// Content some visible repository holds: each holding is checked against its
+		// repository by primary key. Written as a join, SQLite without statistics scans the
+		// repositories and seeks their holdings, twice as slow (docs/benchmarks.md).
 		repos, args, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type")
-		if err != nil {
-			return "", nil, err
+		if err != nil || repos == "1 = 0" {
+			return repos, nil, err
 		}
-		return sc.content + ` IN (SELECT rc.content_id FROM repository_content rc JOIN repositories rr ON rr.id = rc.repository_id WHERE ` +
-			orTrue(repos) + `)`, args, nil
+		if repos == "" {
+			return sc.content + ` IN (SELECT rc.content_id FROM repository_content rc)`, nil, nil
+		}
+		return sc.content + ` IN (SELECT rc.content_id FROM repository_content rc WHERE EXISTS (SELECT 1 FROM repositories rr WHERE rr.id = rc.repository_id AND ` +
+			repos + `))`, args, nil
 	case sc.repo != "":
 		repos, args, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type")
-		if err != nil {
-			return "", nil, err
+		if err != nil || repos == "" || repos == "1 = 0" {
+			return repos, args, err
 		}
-		return sc.repo + ` IN (SELECT rr.id FROM repositories rr WHERE ` + orTrue(repos) + `)`, args, nil
+		return sc.repo + ` IN (SELECT rr.id FROM repositories rr WHERE ` + repos + `)`, args, nil
 	case sc.group != "":
 		tasks, args, err := s.scopeCond(ctx, c, scoping{viewset: "tasks", id: "tt.pulp_id"})
 		if err != nil {
@@ -102,8 +108,7 @@ func (s *Server) objectCond(ctx context.Context, c *caller, viewset, idCol strin
 	if ok, err := c.hasModelPerm(perm); ok || err != nil {
 		return "", nil, err
 	}
-	cond, args := meta.Granted(idCol, c.subject.ID, s.env.ModelOf(viewset+"/"), perm)
-	return cond, args, nil
+	return meta.Granted(ctx, s.db, idCol, c.subject.ID, s.env.ModelOf(viewset+"/"), perm)
 }
 
 // typedCond is the condition of a list of every type under a collection
@@ -133,6 +138,9 @@ func (s *Server) typedCond(ctx context.Context, c *caller, collection, idCol, ty
 			continue
 		}
 		open = false
+		if cond == "1 = 0" {
+			continue // no role on any object of the type
+		}
 		conds = append(conds, "("+typCol+" = ? AND "+cond+")")
 		args = append(append(args, typ), a...)
 	}

@@ -10,7 +10,8 @@ import (
 
 // A list narrowed by Granted shows a user the objects it holds the permission on, through
 // a role of its own or of one of its groups, and nothing held only with another
-// permission, on an object of another type, or by someone else.
+// permission, on an object of another type, or by someone else; a user with no such
+// role sees nothing.
 func TestGranted(t *testing.T) {
 	forEachDB(t, func(t *testing.T, db *meta.DB) {
 		ctx := context.Background()
@@ -21,12 +22,12 @@ func TestGranted(t *testing.T) {
 			}
 		}
 		var users []meta.User
-		for _, name := range []string{"ann", "bob", "cid"} {
+		for _, name := range []string{"ann", "bob", "cid", "dan"} {
 			u, err := meta.CreateUser(ctx, db, meta.User{Username: name, Active: true})
 			must(err)
 			users = append(users, u)
 		}
-		ann, bob, cid := users[0].ID, users[1].ID, users[2].ID
+		ann, bob, cid, dan := users[0].ID, users[1].ID, users[2].ID, users[3].ID
 		viewer, err := meta.CreateRole(ctx, db, meta.Role{Name: "viewer", Permissions: []string{"file.view_filerepository"}})
 		must(err)
 		// Two roles carrying the permission: a holder of either sees the object once.
@@ -68,9 +69,11 @@ func TestGranted(t *testing.T) {
 			{ann, []string{"both", "direct"}},
 			{bob, []string{"both", "group"}},
 			{cid, []string{"cids"}},
+			{dan, nil},
 		} {
 			var l meta.List
-			cond, args := meta.Granted("r.pulp_id", tc.user, "file.filerepository", "file.view_filerepository")
+			cond, args, err := meta.Granted(ctx, db, "r.pulp_id", tc.user, "file.filerepository", "file.view_filerepository")
+			must(err)
 			l.And(cond, args...)
 			got, n, err := meta.ListRepositories(ctx, db, l)
 			must(err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -285,7 +286,11 @@ func SyncLockedRoles(ctx context.Context, tx *Tx, roles map[string]Role) error {
 			}
 		}
 	}
-	for name, want := range roles {
+	// In name order: processes starting at once write the same rows in the same order,
+	// so one waits for the other instead of each holding a row the other needs
+	// (PostgreSQL's deadlock).
+	for _, name := range slices.Sorted(maps.Keys(roles)) {
+		want := roles[name]
 		want.Name, want.Locked = name, true
 		got, err := RoleByName(ctx, tx, name)
 		switch {

@@ -74,7 +74,6 @@ func distError(err error) error {
 }
 
 // distColumns are the body fields kept in columns rather than in attrs.
-// (repository_version, of newer releases, is never stored.)
 var distColumns = []string{"base_path", "content_guard", "hidden", "pulp_labels", "name", "repository", "publication", "checkpoint", "repository_version"}
 
 // applyDist applies a create or update body to a distribution of kind k, validating it.
@@ -102,12 +101,26 @@ func applyDist(ctx context.Context, q meta.Querier, cur meta.Distribution, k res
 	if err := rest.Decode(raw, body); err != nil {
 		return cur, err
 	}
-	// Setting one of repository/publication clears the other, as Pulp does.
-	if partial && rest.Has(raw, "repository") && !rest.Has(raw, "publication") && in.Repository != nil {
-		in.Publication = nil
+	version := in.RepositoryVersion
+	if vb, ok := body.(rest.VersionBody); ok && k.Versions {
+		version = vb.VersionHref()
+		if partial && !rest.Has(raw, "repository_version") && cur.VersionRepo != nil {
+			h := href.Version(*cur.VersionType, *cur.VersionRepo, *cur.VersionNumber)
+			version = &h
+		}
 	}
-	if partial && rest.Has(raw, "publication") && !rest.Has(raw, "repository") && in.Publication != nil {
-		in.Repository = nil
+	// Setting one of repository, publication and repository_version clears the others,
+	// as Pulp does.
+	if partial {
+		set := func(f string, v *string) bool { return rest.Has(raw, f) && v != nil }
+		switch {
+		case set("repository", in.Repository) && !rest.Has(raw, "publication") && !rest.Has(raw, "repository_version"):
+			in.Publication, version = nil, nil
+		case set("publication", in.Publication) && !rest.Has(raw, "repository") && !rest.Has(raw, "repository_version"):
+			in.Repository, version = nil, nil
+		case set("repository_version", version) && !rest.Has(raw, "repository") && !rest.Has(raw, "publication"):
+			in.Repository, in.Publication = nil, nil
+		}
 	}
 	if in.Name == "" {
 		return cur, rest.BadField("name", "This field may not be blank.")
@@ -119,10 +132,16 @@ func applyDist(ctx context.Context, q meta.Querier, cur meta.Distribution, k res
 	if in.Repository != nil && in.Publication != nil {
 		return cur, rest.NonField("Only one of the attributes 'repository' and 'publication' may be used simultaneously.")
 	}
+	if version != nil && in.Repository != nil {
+		return cur, rest.NonField("Only one of the attributes 'repository' and 'repository_version' may be used simultaneously.")
+	}
+	if version != nil && in.Publication != nil {
+		return cur, rest.NonField("Only one of the attributes 'publication' and 'repository_version' may be used simultaneously.")
+	}
 	if in.Checkpoint {
 		return cur, rest.BadField("checkpoint", "Checkpoint distributions are not supported by this server yet.")
 	}
-	if in.RepositoryVersion != nil {
+	if version != nil && !k.Versions {
 		return cur, rest.BadField("repository_version", "Distributions of a fixed repository version are not supported by this server yet; "+
 			"distribute a publication of it.")
 	}
@@ -144,7 +163,22 @@ func applyDist(ctx context.Context, q meta.Querier, cur meta.Distribution, k res
 		}
 		out.ContentGuard, out.GuardType = &g.PulpID, &g.Type
 	}
-	out.RepositoryID, out.PublicationID = nil, nil
+	out.RepositoryID, out.PublicationID, out.VersionID = nil, nil, nil
+	if version != nil {
+		repoID, n, err := rest.VersionOf("repository_version", *version, "repositories/"+href.Segment(k.Repositories)+"/")
+		if err != nil {
+			return cur, err
+		}
+		r, err := meta.RepositoryByPulpID(ctx, q, repoID)
+		var v meta.Version
+		if err == nil {
+			v, err = meta.VersionByNumber(ctx, q, r.ID, n)
+		}
+		if err != nil {
+			return cur, rest.BadField("repository_version", "Invalid hyperlink - Object does not exist.")
+		}
+		out.VersionID = &v.ID
+	}
 	if in.Repository != nil {
 		id, err := rest.HrefOf("repository", *in.Repository, "repositories/"+href.Segment(k.Repositories)+"/")
 		if err != nil {
@@ -182,7 +216,7 @@ func applyDist(ctx context.Context, q meta.Querier, cur meta.Distribution, k res
 	return out, err
 }
 
-func (s *Server) renderDist(d meta.Distribution) any {
+func (s *Server) renderDist(r *http.Request, d meta.Distribution) any {
 	kind, _ := s.core.Table().DistKind(d.Type)
 	v := kind.View()
 	json.Unmarshal(d.Attrs, v)
@@ -204,6 +238,9 @@ func (s *Server) renderDist(d meta.Distribution) any {
 		h := guardHref(*d.GuardType, *d.ContentGuard)
 		out.ContentGuard = &h
 	}
+	if f, ok := v.(rest.DistFinisher); ok {
+		f.FinishDist(d, rest.Origin(r))
+	}
 	return v
 }
 
@@ -213,7 +250,13 @@ func (s *Server) distList(k *rest.DistKind) rest.HandlerFunc {
 	if k != nil {
 		typ = k.Type
 	}
-	return lister(s, distListSpec(k), s.scope(kindScoping("distributions", typ, "d"), ofType("d.type", typ)), meta.ListDistributions, each(func(d meta.Distribution) any { return s.renderDist(d) }))
+	return lister(s, distListSpec(k), s.scope(kindScoping("distributions", typ, "d"), ofType("d.type", typ)), meta.ListDistributions, func(r *http.Request, ds []meta.Distribution) ([]any, error) {
+		items := make([]any, len(ds))
+		for i, d := range ds {
+			items[i] = s.renderDist(r, d)
+		}
+		return items, nil
+	})
 }
 
 func (s *Server) distRead(w http.ResponseWriter, r *http.Request) error {
@@ -221,7 +264,7 @@ func (s *Server) distRead(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.WriteOne(w, r, http.StatusOK, s.renderDist(d))
+	return rest.WriteOne(w, r, http.StatusOK, s.renderDist(r, d))
 }
 
 // distCreate validates a distribution (creating it in a transaction that is rolled

@@ -22,6 +22,8 @@ func remoteListSpec(k *rest.RemoteKind) rest.ListSpec {
 	}
 	if k == nil {
 		fs = append(fs, rest.Filter{Name: "pulp_type", Col: "m.type", Lookups: []string{"exact", "in"}})
+	} else {
+		fs = append(fs, k.Filters...)
 	}
 	fs = append(fs, rest.IdentityFilters("m.pulp_id")...)
 	return rest.ListSpec{Filters: fs, Ordering: rest.Ordering("m", map[string]string{

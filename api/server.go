@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"pith/api/href"
 	"pith/api/openapi"
 	"pith/api/rest"
 	"pith/auth"
@@ -139,6 +140,26 @@ func (s *Server) Operations() []openapi.Operation {
 		ops[i] = rt.op
 	}
 	return ops
+}
+
+// Roots are the paths outside /pulp/api/v3/ that the API serves, each the first segment
+// of an operation's path ("/ansible/", "/pulp_ansible/"): the process mounts them beside
+// /pulp/api/v3/.
+func (s *Server) Roots() []string {
+	var out []string
+	for _, rt := range s.routes {
+		p := rt.pattern
+		if strings.HasPrefix(p, href.Root) {
+			continue
+		}
+		if i := strings.Index(p[1:], "/"); i >= 0 {
+			p = p[:i+2]
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // RequestFields are the body fields an operation accepts (those of newer Pulp releases

@@ -495,6 +495,26 @@ func scanRows(ctx context.Context, q Querier, query string, args []any, scan fun
 	return rows.Err()
 }
 
+// UnitArtifacts is ArtifactsOf for loaded units: each unit's artifact, nil for a unit
+// without one (on demand, or a unit of no file).
+func UnitArtifacts(ctx context.Context, q Querier, units []Content) ([]*Artifact, error) {
+	ids := make([]int64, len(units))
+	for i, c := range units {
+		ids[i] = c.ID
+	}
+	arts, err := ArtifactsOf(ctx, q, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Artifact, len(units))
+	for i, c := range units {
+		if a, ok := arts[c.ID]; ok {
+			out[i] = &a
+		}
+	}
+	return out, nil
+}
+
 // ArtifactsOf returns the artifact of each unit's first file (by relative path), for
 // units whose file has been stored; one query for a page of units.
 func ArtifactsOf(ctx context.Context, q Querier, contentIDs []int64) (map[int64]Artifact, error) {

@@ -86,6 +86,17 @@ func (d Dialect) JSONText(col, key string) string {
 	return "json_extract(" + col + ", '$.\"" + k + "\"')"
 }
 
+// JSONArrayHas is a condition, taking one argument, that a top-level array member of a
+// JSON text column holds the argument as one of its strings.
+func (d Dialect) JSONArrayHas(col, key string) string {
+	k := strings.ReplaceAll(key, "'", "''")
+	if d == Postgres {
+		return "jsonb_exists(" + col + "::jsonb -> '" + k + "', ?)"
+	}
+	k = strings.ReplaceAll(k, `"`, `""`)
+	return "EXISTS (SELECT 1 FROM json_each(" + col + ", '$.\"" + k + "\"') WHERE value = ?)"
+}
+
 func (d Dialect) retryable(err error) bool {
 	if d == Postgres {
 		var pe *pgconn.PgError

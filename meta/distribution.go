@@ -21,6 +21,12 @@ type Distribution struct {
 	PublicationID *int64
 	PubPulpID     *string
 	PubType       *string
+	// VersionID is the repository version it serves (nil: a repository's latest, a
+	// publication or nothing); VersionRepo is that version's repository.
+	VersionID     *int64
+	VersionRepo   *string // pulp_id
+	VersionType   *string
+	VersionNumber *int64
 	ContentGuard  *string // the guard's pulp_id
 	GuardType     *string // and its type ("core.rbac")
 	Hidden        bool
@@ -33,13 +39,16 @@ type Distribution struct {
 const distCols = `d.id, d.pulp_id, d.type, d.name, d.base_path, d.repository_id,
 	(SELECT r.pulp_id FROM repositories r WHERE r.id = d.repository_id), (SELECT r.type FROM repositories r WHERE r.id = d.repository_id),
 	d.publication_id, (SELECT p.pulp_id FROM publications p WHERE p.id = d.publication_id), (SELECT p.type FROM publications p WHERE p.id = d.publication_id),
+	d.repository_version_id, (SELECT r.pulp_id FROM repository_versions v JOIN repositories r ON r.id = v.repository_id WHERE v.id = d.repository_version_id),
+	(SELECT r.type FROM repository_versions v JOIN repositories r ON r.id = v.repository_id WHERE v.id = d.repository_version_id),
+	(SELECT v.number FROM repository_versions v WHERE v.id = d.repository_version_id),
 	d.content_guard, (SELECT g.type FROM content_guards g WHERE g.pulp_id = d.content_guard), d.hidden, d.attrs, d.labels, d.created, d.updated`
 
 func scanDist(r interface{ Scan(...any) error }) (Distribution, error) {
 	var x Distribution
 	var attrs, labels string
 	err := r.Scan(&x.ID, &x.PulpID, &x.Type, &x.Name, &x.BasePath, &x.RepositoryID, &x.RepoPulpID, &x.RepoType,
-		&x.PublicationID, &x.PubPulpID, &x.PubType, &x.ContentGuard, &x.GuardType, &x.Hidden, &attrs, &labels, &x.Created, &x.Updated)
+		&x.PublicationID, &x.PubPulpID, &x.PubType, &x.VersionID, &x.VersionRepo, &x.VersionType, &x.VersionNumber, &x.ContentGuard, &x.GuardType, &x.Hidden, &attrs, &labels, &x.Created, &x.Updated)
 	x.Attrs = json.RawMessage(attrs)
 	x.Labels = parseLabels(labels)
 	return x, err
@@ -78,9 +87,9 @@ func CreateDistribution(ctx context.Context, q Querier, x Distribution) (Distrib
 		x.PulpID = NewID()
 	}
 	var id int64
-	err := q.QueryRow(ctx, `INSERT INTO distributions (pulp_id, type, name, base_path, repository_id, publication_id, content_guard, hidden, attrs, labels, created, updated)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		x.PulpID, x.Type, x.Name, x.BasePath, x.RepositoryID, x.PublicationID, x.ContentGuard, x.Hidden, rawText(x.Attrs), x.Labels.text(), now, now).Scan(&id)
+	err := q.QueryRow(ctx, `INSERT INTO distributions (pulp_id, type, name, base_path, repository_id, publication_id, repository_version_id, content_guard, hidden, attrs, labels, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		x.PulpID, x.Type, x.Name, x.BasePath, x.RepositoryID, x.PublicationID, x.VersionID, x.ContentGuard, x.Hidden, rawText(x.Attrs), x.Labels.text(), now, now).Scan(&id)
 	if err != nil {
 		if IsUniqueViolation(err) {
 			return Distribution{}, fmt.Errorf("distribution named %q: %w", x.Name, ErrConflict)
@@ -123,8 +132,8 @@ func UpdateDistribution(ctx context.Context, q Querier, x Distribution, graceUnt
 			return err
 		}
 	}
-	_, err = q.Exec(ctx, `UPDATE distributions SET name = ?, base_path = ?, repository_id = ?, publication_id = ?, content_guard = ?, hidden = ?, attrs = ?, labels = ?, updated = ? WHERE id = ?`,
-		x.Name, x.BasePath, x.RepositoryID, x.PublicationID, x.ContentGuard, x.Hidden, rawText(x.Attrs), x.Labels.text(), Now(), x.ID)
+	_, err = q.Exec(ctx, `UPDATE distributions SET name = ?, base_path = ?, repository_id = ?, publication_id = ?, repository_version_id = ?, content_guard = ?, hidden = ?, attrs = ?, labels = ?, updated = ? WHERE id = ?`,
+		x.Name, x.BasePath, x.RepositoryID, x.PublicationID, x.VersionID, x.ContentGuard, x.Hidden, rawText(x.Attrs), x.Labels.text(), Now(), x.ID)
 	if IsUniqueViolation(err) {
 		return fmt.Errorf("distribution named %q: %w", x.Name, ErrConflict)
 	}
@@ -185,17 +194,19 @@ type Serving struct {
 }
 
 // DistributionServing returns what every distribution serves, by distribution ID, in
-// one query: its publication; or, for one that follows a repository, the newest
-// publication of the repository's latest version, else that version itself.
+// one query: its publication; or, for one that follows a repository or names one of its
+// versions, the newest publication of that version, else the version itself.
 func DistributionServing(ctx context.Context, q Querier) (map[int64]Serving, error) {
 	rows, err := q.Query(ctx, `SELECT x.id, x.pub_id, (SELECT p.pulp_id FROM publications p WHERE p.id = x.pub_id),
 			x.repo_id, (SELECT r.pulp_id FROM repositories r WHERE r.id = x.repo_id), x.number
-		FROM (SELECT d.id, d.repository_id AS repo_id, l.number,
-				COALESCE(d.publication_id, (SELECT p.id FROM publications p WHERE p.repository_id = d.repository_id
-					AND p.version_number = l.number ORDER BY p.id DESC LIMIT 1)) AS pub_id
-			FROM distributions d
-			LEFT JOIN (SELECT repository_id, max(number) AS number FROM repository_versions GROUP BY repository_id) l
-				ON l.repository_id = d.repository_id) x`)
+		FROM (SELECT y.id, y.repo_id, y.number,
+				COALESCE(y.publication_id, (SELECT p.id FROM publications p WHERE p.repository_id = y.repo_id
+					AND p.version_number = y.number ORDER BY p.id DESC LIMIT 1)) AS pub_id
+			FROM (SELECT d.id, d.publication_id, COALESCE(fv.repository_id, d.repository_id) AS repo_id, COALESCE(fv.number, l.number) AS number
+				FROM distributions d
+				LEFT JOIN repository_versions fv ON fv.id = d.repository_version_id
+				LEFT JOIN (SELECT repository_id, max(number) AS number FROM repository_versions GROUP BY repository_id) l
+					ON l.repository_id = d.repository_id) y) x`)
 	if err != nil {
 		return nil, fmt.Errorf("what distributions serve: %w", err)
 	}

@@ -16,10 +16,11 @@ import (
 
 // secretNames are the JSON members stored sealed wherever pith keeps JSON it was given:
 // a remote's attrs and task arguments (a remote update's body). They are the remote
-// fields Pulp stores encrypted (EncryptedTextField), and rpm's sles_auth_token.
+// fields Pulp stores encrypted (EncryptedTextField), rpm's sles_auth_token and
+// ansible's Galaxy token.
 var secretNames = map[string]bool{
 	"client_key": true, "username": true, "password": true,
-	"proxy_username": true, "proxy_password": true, "sles_auth_token": true,
+	"proxy_username": true, "proxy_password": true, "sles_auth_token": true, "token": true,
 }
 
 // ErrNoKey is the error of storing a secret in a database opened without keys.

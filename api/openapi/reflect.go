@@ -30,6 +30,7 @@ func NewRegistry() *Registry {
 // comma-separated items: format=uri, type=string, nullable, readOnly, writeOnly,
 // minLength=1, maxLength=255, minimum=1, maximum=9, default=x, enum=a|b, required,
 // optional, newer (a field of newer Pulp releases: accepted, left out of the document),
+// omit (a field that hides an embedded one of the same name and is left out),
 // and desc=text (last: the rest of the tag is the text, commas included).
 // A property is required unless it is a pointer, map, slice, interface or
 // json.RawMessage, omitempty, readOnly, has a default, or is tagged optional; the
@@ -121,8 +122,23 @@ func structSchema(t reflect.Type) (Schema, error) {
 	return s, nil
 }
 
-// addFields appends t's exported fields to s, flattening embedded structs like encoding/json.
+// addFields appends t's exported fields to s, flattening embedded structs like
+// encoding/json: a field of t hides an embedded struct's field of the same JSON name, so
+// a kind can drop or reshape a field its shared shape has. A field tagged
+// `openapi:"omit"` hides that way and is left out of the document itself.
 func addFields(s *Schema, t reflect.Type) error {
+	own := map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		own[name] = true
+	}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -135,13 +151,24 @@ func addFields(s *Schema, t reflect.Type) error {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				if err := addFields(s, ft); err != nil {
+				var inner Schema
+				if err := addFields(&inner, ft); err != nil {
 					return err
+				}
+				for _, p := range inner.Properties {
+					if !own[p.Name] {
+						s.Properties = append(s.Properties, p)
+					}
+				}
+				for _, r := range inner.Required {
+					if !own[r] {
+						s.Required = append(s.Required, r)
+					}
 				}
 				continue
 			}
 		}
-		if !f.IsExported() || newer(f) {
+		if !f.IsExported() || tagged(f, "newer") || tagged(f, "omit") {
 			continue
 		}
 		if name == "" {
@@ -159,12 +186,12 @@ func addFields(s *Schema, t reflect.Type) error {
 	return nil
 }
 
-// newer reports a field tagged `openapi:"newer"`: a field that newer Pulp releases
-// define, accepted in requests, but not part of the document of the release set the
-// registry describes.
-func newer(f reflect.StructField) bool {
-	for item := range strings.SplitSeq(f.Tag.Get("openapi"), ",") {
-		if item == "newer" {
+// tagged reports a field whose openapi tag holds item: "newer" (a field that newer Pulp
+// releases define, accepted in requests, but not part of the document of the release
+// set the registry describes) or "omit" (see addFields).
+func tagged(f reflect.StructField, item string) bool {
+	for it := range strings.SplitSeq(f.Tag.Get("openapi"), ",") {
+		if it == item {
 			return true
 		}
 	}

@@ -146,3 +146,34 @@ func TestSchemaRefSiblings(t *testing.T) {
 		}
 	}
 }
+
+// A kind's shape hides a field of the shared shape it embeds as encoding/json does:
+// its own field of the same JSON name replaces it, and one tagged omit removes it.
+func TestRegistryShadowing(t *testing.T) {
+	t.Parallel()
+	type shared struct {
+		Name  string  `json:"name" openapi:"minLength=1"`
+		Pub   *string `json:"publication" openapi:"nullable"`
+		Check bool    `json:"checkpoint"`
+	}
+	type kind struct {
+		shared
+		Name  *string   `json:"name" openapi:"nullable"`
+		Pub   *struct{} `json:"publication,omitempty" openapi:"omit"`
+		Check *struct{} `json:"checkpoint,omitempty" openapi:"omit"`
+		Extra string    `json:"extra"`
+	}
+	reg := NewRegistry()
+	reg.Add("Kind", kind{})
+	s, _ := reg.Schema("Kind")
+	got, _ := json.Marshal(s)
+	want := `{"type":"object","properties":{"name":{"type":"string","nullable":true},"extra":{"type":"string"}},"required":["extra"]}`
+	if string(got) != want {
+		t.Errorf("schema:\n got %s\nwant %s", got, want)
+	}
+	// encoding/json agrees: the hidden fields are neither read nor written.
+	b, _ := json.Marshal(kind{shared: shared{Name: "x", Check: true}})
+	if string(b) != `{"name":null,"extra":""}` {
+		t.Errorf("json: %s", b)
+	}
+}

@@ -227,6 +227,8 @@ type ContentSource struct {
 	Repository *meta.Repository
 	// NoOverwrite is the body's overwrite false: adding the unit must not replace one.
 	NoOverwrite bool
+	// Filename is the name the client gave the uploaded file part ("" for none).
+	Filename string
 }
 
 // ReadContent reads a content create body into body, storing an uploaded file; check
@@ -274,7 +276,7 @@ func (e *Env) ReadContent(r *http.Request, body ContentBody, repoType string, ch
 		if err != nil {
 			return ContentSource{}, err
 		}
-		src.Artifact = art.ID
+		src.Artifact, src.Filename = art.ID, pf.name
 	case in.Artifact != nil:
 		id, err := HrefOf("artifact", *in.Artifact, "artifacts/")
 		if err != nil {
@@ -335,6 +337,10 @@ func (e *Env) ReceiveFile(ctx context.Context, field string, pf **PendingFile) F
 }
 
 // Cancel drops a pending file; a nil one is fine.
+// Filename is the name the client gave the file part.
+func (p *PendingFile) Filename() string { return p.name }
+
+// Cancel drops the pending blob; a nil PendingFile has nothing to drop.
 func (p *PendingFile) Cancel(ctx context.Context) {
 	if p != nil {
 		p.w.Cancel(ctx)

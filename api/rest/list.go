@@ -514,6 +514,15 @@ func VersionFilter(v, field string) (string, int64, error) {
 	return p.ID, n, nil
 }
 
+// Origin is the scheme and host a request reached the API at ("http://host:port"),
+// which absolute links in answers start with.
+func Origin(r *http.Request) string {
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
+}
+
 // pageOut renders a list response: {count, next, previous, results}. next becomes
 // null after the last page.
 func pageOut(r *http.Request, q Query, total int64, results []any) map[string]any {
@@ -521,10 +530,8 @@ func pageOut(r *http.Request, q Query, total int64, results []any) map[string]an
 		results = []any{}
 	}
 	link := func(off int) any {
-		u := url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path}
-		if r.TLS != nil {
-			u.Scheme = "https"
-		}
+		u, _ := url.Parse(Origin(r))
+		u.Path = r.URL.Path
 		v := r.URL.Query()
 		v.Set("limit", strconv.Itoa(q.List.Limit))
 		v.Set("offset", strconv.Itoa(off))

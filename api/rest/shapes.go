@@ -182,6 +182,17 @@ func (d *DistResponse) Dist() *DistResponse { return d }
 // DistView is a distribution type's response: it embeds DistResponse.
 type DistView interface{ Dist() *DistResponse }
 
+// VersionBody is the body of a distribution kind that serves repository versions
+// (DistKind.Versions): the repository_version href it names, if any.
+type VersionBody interface{ VersionHref() *string }
+
+// DistFinisher is a distribution response that fills in its kind's own read-only fields
+// once the shared ones are set: from the distribution and the origin the request reached
+// the API at (ansible's client_url and repository_version).
+type DistFinisher interface {
+	FinishDist(d meta.Distribution, origin string)
+}
+
 // PublicationIn is what every publication create body takes: what to publish.
 type PublicationIn struct {
 	RepositoryVersion *string `json:"repository_version" openapi:"format=uri"`

@@ -97,6 +97,8 @@ type RemoteKind struct {
 	Type, Title, Schema, PRN string
 	Body                     func() RemoteBody
 	View                     func() RemoteView
+	// Filters are the kind's own list filters, beside every remote list's.
+	Filters []Filter
 }
 
 // DistKind is a distribution type: what it serves.
@@ -106,6 +108,9 @@ type DistKind struct {
 	View                     func() DistView
 	Repositories             string // the repository type it serves
 	Publications             string // the publication type it serves; "" for none
+	// Versions: it may serve one fixed repository version (repository_version), which
+	// its body gives through VersionBody.
+	Versions bool
 }
 
 // PubKind is a publication type. The generic operations (list, read, delete) come from

@@ -375,6 +375,9 @@ func (n *node) handler(r roles) http.Handler {
 	mux := http.NewServeMux()
 	if r.api {
 		mux.Handle("/pulp/api/v3/", n.api)
+		for _, root := range n.api.Roots() {
+			mux.Handle(root, n.api)
+		}
 		// The protocols of the content types that speak one of their own (content.Router).
 		for _, t := range n.core.Types() {
 			if rt, ok := t.(content.Router); ok {

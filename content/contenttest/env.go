@@ -114,6 +114,9 @@ func New(t *testing.T, types ...Maker) *Env {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/pulp/api/v3/", a)
+	for _, root := range a.Roots() {
+		mux.Handle(root, a)
+	}
 	mux.Handle("/pulp/content/", app)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

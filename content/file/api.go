@@ -199,21 +199,13 @@ func renderUnit(c meta.Content, a *meta.Artifact) contentResponse {
 }
 
 func (p *Plugin) renderFiles(ctx context.Context, cs []meta.Content) ([]any, error) {
-	ids := make([]int64, len(cs))
-	for i, c := range cs {
-		ids[i] = c.ID
-	}
-	arts, err := meta.ArtifactsOf(ctx, p.core.DB, ids)
+	arts, err := meta.UnitArtifacts(ctx, p.core.DB, cs)
 	if err != nil {
 		return nil, err
 	}
 	items := make([]any, len(cs))
 	for i, c := range cs {
-		var ap *meta.Artifact
-		if a, ok := arts[c.ID]; ok {
-			ap = &a
-		}
-		items[i] = renderUnit(c, ap)
+		items[i] = renderUnit(c, arts[i])
 	}
 	return items, nil
 }

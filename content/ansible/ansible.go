@@ -1,0 +1,43 @@
+package ansible
+
+import (
+	"pith/content"
+	"pith/meta"
+	"pith/task"
+)
+
+// Types of the ansible kinds, as Pulp names them (pulp_type).
+const (
+	// RepoType is the repository and distribution type.
+	RepoType = "ansible.ansible"
+	// Remote types: a Galaxy's collections, a Galaxy's (v1) roles, a git repository.
+	CollectionRemoteType = "ansible.collection"
+	RoleRemoteType       = "ansible.role"
+	GitRemoteType        = "ansible.git"
+	// Unit types.
+	CollectionVersionType = "ansible.collection_version"
+	SignatureType         = "ansible.collection_signature"
+	DeprecationType       = "ansible.collection_deprecation"
+	MarkType              = "ansible.collection_mark"
+	NamespaceType         = "ansible.namespace"
+	RoleType              = "ansible.role"
+)
+
+// Plugin is the ansible content type: collections, their signatures, deprecations,
+// marks and namespaces, and legacy roles, in ansible repositories that distributions
+// serve as Galaxy servers.
+type Plugin struct {
+	core *content.Core
+	db   *meta.DB
+}
+
+// New returns the ansible type over a core.
+func New(core *content.Core) *Plugin { return &Plugin{core: core, db: core.DB} }
+
+// Name is the plugin's label, as Pulp's status lists it.
+func (*Plugin) Name() string { return "ansible" }
+
+// Tasks are the type's task functions by name.
+func (p *Plugin) Tasks() map[string]task.Func {
+	return map[string]task.Func{}
+}

@@ -85,6 +85,10 @@ func (s *Server) kindOps(t *rest.Table) []rest.Op {
 		ops = append(ops, s.objectRoleOps(t, vs, "publications_"+pn, ph, pat+"{id}/", tag)...)
 	}
 
+	for _, k := range t.Objects() {
+		ops = append(ops, s.objectRoleOps(t, k.Viewset, k.Prefix, k.Href, root+k.Collection+"{id}/", k.Tag)...)
+	}
+
 	for _, k := range t.Units() {
 		k := k
 		unit := t.Schema(k.Schema, k.View)

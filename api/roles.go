@@ -407,6 +407,15 @@ func (s *Server) roleFits(role meta.Role, o meta.Object) bool {
 func (s *Server) objectExists(r *http.Request, o meta.Object) error {
 	table, col := s.tableOf(o.Type)
 	if table == "" {
+		for _, k := range s.core.Table().Objects() {
+			if k.Model == o.Type {
+				ok, err := k.Exists(r.Context(), o.ID)
+				if err == nil && !ok {
+					err = meta.ErrNotFound
+				}
+				return err
+			}
+		}
 		return meta.ErrNotFound
 	}
 	var n int

@@ -192,7 +192,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Set directly: Header().Set would canonicalise the name to Correlation-Id.
 	w.Header()["Correlation-ID"] = []string{cid}
-	r = r.WithContext(rest.WithPRNs(rest.WithCorrelationID(r.Context(), cid), s.env))
+	r = r.WithContext(rest.WithOrigin(rest.WithPRNs(rest.WithCorrelationID(r.Context(), cid), s.env), rest.Origin(r)))
 	s.mux.ServeHTTP(w, r)
 }
 

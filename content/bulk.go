@@ -54,7 +54,7 @@ func (c *Core) runBulkModify(ctx context.Context, r *task.Run) error {
 	var versions []meta.Version
 	err := c.DB.Tx(ctx, func(tx *meta.Tx) error {
 		var err error
-		versions, err = meta.NewVersions(ctx, tx, ids, meta.Change{RemoveAll: a.RemoveAll, Remove: a.Remove, Add: a.Add})
+		versions, err = meta.NewVersions(ctx, tx, ids, meta.Change{RemoveAll: a.RemoveAll, Remove: a.Remove, Add: a.Add, Finalize: c.Finalize})
 		return err
 	})
 	if err != nil {

@@ -44,6 +44,14 @@ type DistributionFiles interface {
 	DistributionFile(ctx context.Context, d meta.Distribution, pub *meta.Publication, path, base string, has func(path string) bool) (body []byte, contentType string, ok bool)
 }
 
+// Finalizer is a type whose repositories keep a rule over what a version holds: when a
+// change removes units from repositories, it removes what depends on them from the
+// versions being made (ansible: a removed collection version's signatures and marks).
+// It is meta.Change's Finalize; it must leave repositories of other types alone.
+type Finalizer interface {
+	Finalize(ctx context.Context, tx *meta.Tx, next map[int64]int64, removed map[int64]map[string]int64) (bool, error)
+}
+
 // Router is a type that speaks a protocol of its own beside the Pulp API (the Galaxy
 // API of ansible): its routes are served by the API processes.
 type Router interface {

@@ -27,6 +27,7 @@ func (c *Core) NewVersion(ctx context.Context, r *task.Run, repoID string, ch me
 	}
 	var v meta.Version
 	var created bool
+	ch.Finalize = c.Finalize
 	err = c.DB.Tx(ctx, func(tx *meta.Tx) error {
 		v, created, err = meta.NewVersion(ctx, tx, repo.ID, ch)
 		return err
@@ -39,6 +40,22 @@ func (c *Core) NewVersion(ctx context.Context, r *task.Run, repoID string, ch me
 	}
 	c.Invalidate()
 	return c.VersionMade(ctx, r, repo, v)
+}
+
+// Finalize applies every type's Finalizer to versions being made (meta.Change's
+// Finalize); every new version goes through it.
+func (c *Core) Finalize(ctx context.Context, tx *meta.Tx, next map[int64]int64, removed map[int64]map[string]int64) (bool, error) {
+	more := false
+	for _, t := range c.types {
+		if f, ok := t.(Finalizer); ok {
+			m, err := f.Finalize(ctx, tx, next, removed)
+			if err != nil {
+				return false, err
+			}
+			more = more || m
+		}
+	}
+	return more, nil
 }
 
 // VersionMade is what follows every new version, whoever made it (a modify, a sync, an

@@ -108,6 +108,25 @@ func newVersionsChunk(ctx context.Context, tx *Tx, repos []int64, ch Change) ([]
 	if err != nil {
 		return nil, err
 	}
+	if ch.Finalize != nil {
+		some := map[int64]map[string]int64{}
+		for id, m := range removed {
+			if len(m) > 0 {
+				some[id] = m
+			}
+		}
+		if len(some) > 0 {
+			more, err := ch.Finalize(ctx, tx, next, some)
+			if err != nil {
+				return nil, err
+			}
+			if more {
+				if removed, err = countsByRepo(ctx, tx, next, "version_removed"); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	var made []Version
 	now := Now()
 	for _, id := range repos {

@@ -91,6 +91,19 @@ type Change struct {
 	RemoveAll      bool
 	Remove         []int64
 	Add            []int64
+	// Finalize, when set, runs once the change is applied, before the version is written,
+	// if the change removed units: it may remove more units from the versions being made
+	// (what depends on those removed: a content type's rule), with RemoveUnits. next maps
+	// each repository to the number of its version being made, removed counts by
+	// repository the units of each type the change removed. It reports whether it removed
+	// anything.
+	Finalize func(ctx context.Context, tx *Tx, next map[int64]int64, removed map[int64]map[string]int64) (bool, error)
+}
+
+// RemoveUnits removes units from version n of a repository while it is being made (a
+// Change's Finalize).
+func RemoveUnits(ctx context.Context, tx *Tx, repoID, n int64, ids []int64) error {
+	return removeUnits(ctx, tx, repoID, n, ids)
 }
 
 // NewVersion writes a new version of a repository from the latest one and the change, in
@@ -158,6 +171,17 @@ func NewVersion(ctx context.Context, tx *Tx, repoID int64, ch Change) (Version, 
 	removed, err := countByType(ctx, tx, repoID, "rc.version_removed = ?", n)
 	if err != nil {
 		return Version{}, false, err
+	}
+	if ch.Finalize != nil && len(removed) > 0 {
+		more, err := ch.Finalize(ctx, tx, map[int64]int64{repoID: n}, map[int64]map[string]int64{repoID: removed})
+		if err != nil {
+			return Version{}, false, err
+		}
+		if more {
+			if removed, err = countByType(ctx, tx, repoID, "rc.version_removed = ?", n); err != nil {
+				return Version{}, false, err
+			}
+		}
 	}
 	if len(added) == 0 && len(removed) == 0 {
 		var latest int64

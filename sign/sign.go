@@ -4,6 +4,7 @@ package sign
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -74,4 +75,23 @@ func (s *Signer) PublicKey() string { return s.public }
 // Fingerprint is the key's fingerprint, upper-case hex.
 func (s *Signer) Fingerprint() string {
 	return strings.ToUpper(fmt.Sprintf("%x", s.entity.PrimaryKey.Fingerprint))
+}
+
+// Verify checks an armored detached signature of what signed yields against the armored
+// public keys of keyring, and returns the fingerprint (upper-case hex) of the key that
+// made it. An error says which: a keyring that holds no key, a signature that is not
+// one, or one no key of the keyring made or that does not match.
+func Verify(keyring string, signed, signature io.Reader) (string, error) {
+	keys, err := openpgp.ReadArmoredKeyRing(strings.NewReader(keyring))
+	if err != nil {
+		return "", fmt.Errorf("the keyring: %w", err)
+	}
+	if len(keys) == 0 {
+		return "", errors.New("the keyring holds no key")
+	}
+	signer, err := openpgp.CheckArmoredDetachedSignature(keys, signed, signature, nil)
+	if err != nil {
+		return "", fmt.Errorf("the signature does not verify: %w", err)
+	}
+	return strings.ToUpper(fmt.Sprintf("%x", signer.PrimaryKey.Fingerprint)), nil
 }

@@ -58,3 +58,29 @@ func TestBadKeys(t *testing.T) {
 		}
 	}
 }
+
+// Verify names the key that made a signature, and refuses changed data, another key's
+// signature, a keyring without keys and a signature that is not one.
+func TestVerify(t *testing.T) {
+	a, _ := Read(bytes.NewReader(newKey(t)), "a")
+	b, _ := Read(bytes.NewReader(newKey(t)), "b")
+	msg := `{"collection_info": {}}`
+	sig, err := a.Detach(strings.NewReader(msg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := Verify(a.PublicKey()+b.PublicKey(), strings.NewReader(msg), bytes.NewReader(sig))
+	if err != nil || fp != a.Fingerprint() {
+		t.Fatalf("Verify: %q %v, want %s", fp, err, a.Fingerprint())
+	}
+	for name, c := range map[string]struct{ ring, msg, sig string }{
+		"changed data": {a.PublicKey(), msg + " ", string(sig)},
+		"another key":  {b.PublicKey(), msg, string(sig)},
+		"no key":       {"", msg, string(sig)},
+		"not a sig":    {a.PublicKey(), msg, "-----BEGIN PGP SIGNATURE-----\n\nAAAA\n-----END PGP SIGNATURE-----\n"},
+	} {
+		if _, err := Verify(c.ring, strings.NewReader(c.msg), strings.NewReader(c.sig)); err == nil {
+			t.Errorf("%s: verified", name)
+		}
+	}
+}

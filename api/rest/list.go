@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -521,6 +522,20 @@ func Origin(r *http.Request) string {
 		return "https://" + r.Host
 	}
 	return "http://" + r.Host
+}
+
+type originKey struct{}
+
+// WithOrigin keeps a request's Origin in its context, for renderers that get only the
+// context.
+func WithOrigin(ctx context.Context, origin string) context.Context {
+	return context.WithValue(ctx, originKey{}, origin)
+}
+
+// OriginOf is the Origin WithOrigin kept ("" for none).
+func OriginOf(ctx context.Context) string {
+	s, _ := ctx.Value(originKey{}).(string)
+	return s
 }
 
 // pageOut renders a list response: {count, next, previous, results}. next becomes

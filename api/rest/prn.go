@@ -79,6 +79,9 @@ func (e *Env) makeCollections() (byModel, byCollection map[string]string) {
 		for _, k := range t.Units() {
 			add(k.PRN, "content/"+k.Segment+"/")
 		}
+		for _, k := range t.Objects() {
+			add(k.Model, k.Collection)
+		}
 	}
 	return byModel, byCollection
 }

@@ -156,6 +156,7 @@ type Table struct {
 	dists    []DistKind
 	pubs     []PubKind
 	units    []UnitKind
+	objects  []ObjectKind
 	creators map[string]Creator
 	access   access.Defaults
 	conds    map[string]Condition
@@ -188,6 +189,25 @@ func (t *Table) Remote(k RemoteKind)     { t.remotes = append(t.remotes, k) }
 func (t *Table) Distribution(k DistKind) { t.dists = append(t.dists, k) }
 func (t *Table) Publication(k PubKind)   { t.pubs = append(t.pubs, k) }
 func (t *Table) Unit(k UnitKind)         { t.units = append(t.units, k) }
+
+// ObjectKind is a kind of object of a type's own (ansible's collections) that holds
+// object roles: the API gives its objects add_role, remove_role, list_roles and
+// my_permissions, and resolves its PRNs.
+type ObjectKind struct {
+	Model      string // PRN model ("ansible.collection")
+	Collection string // under /pulp/api/v3/ ("ansible/collections/")
+	Viewset    string // its access policy ("ansible/collections")
+	Prefix     string // of its operation IDs ("ansible_collections")
+	Href, Tag  string // its href template ("{ansible_collection_href}") and tag
+	// Exists reports whether an object with the pulp_id exists.
+	Exists func(ctx context.Context, id string) (bool, error)
+}
+
+// Object declares an ObjectKind.
+func (t *Table) Object(k ObjectKind) { t.objects = append(t.objects, k) }
+
+// Objects are the declared ObjectKinds.
+func (t *Table) Objects() []ObjectKind { return t.objects }
 
 // Create declares the creator of a general_create kind (content of a type).
 func (t *Table) Create(kind string, fn Creator) error {

@@ -12,6 +12,7 @@ import (
 // Declare adds the ansible type's kinds and operations to the table.
 func (p *Plugin) Declare(t *rest.Table) error {
 	p.declareUnits(t)
+	p.declareOtherUnits(t)
 	t.Repository(rest.RepoKind{Type: RepoType, Title: "Ansible", Schema: "ansible.Ansible", PRN: "ansible.ansiblerepository",
 		Body: func() rest.RepoBody { return &repositoryIn{} }, View: func() rest.RepoView { return &repositoryResponse{} },
 		Remotes: []string{CollectionRemoteType, RoleRemoteType, GitRemoteType}})
@@ -31,6 +32,9 @@ func (p *Plugin) Declare(t *rest.Table) error {
 		Tag: "Ansible: Collections", Body: oneShotIn{}, BodyName: "CollectionOneShot", Media: rest.FileForms,
 		Responses: []openapi.Response{rest.Resp(202, async)}, Handler: p.oneShot})
 	if err := t.Create(cvKind, p.runImport); err != nil {
+		return err
+	}
+	if err := t.Create(unitKind, p.runUnit); err != nil {
 		return err
 	}
 	d, err := access.Parse(accessJSON)

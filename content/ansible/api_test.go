@@ -1,6 +1,8 @@
 package ansible_test
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"pith/content/ansible"
 	"pith/content/contenttest"
 	"pith/internal/testfiles"
+	"pith/sign"
 )
 
 func newEnv(t *testing.T) *contenttest.Env {
@@ -96,5 +99,196 @@ func TestUploadCollection(t *testing.T) {
 	}
 	if n := e.Count("contents"); n != 1 {
 		t.Errorf("%d units after a failed import, want 1", n)
+	}
+}
+
+// upload imports a collection into the repository and returns its href.
+func upload(t *testing.T, e *contenttest.Env, repo, file string) string {
+	t.Helper()
+	fields := map[string]string{}
+	if repo != "" {
+		fields["repository"] = repo
+	}
+	ct, body := contenttest.Multipart(fields, "file", file, tarball(t, file))
+	code, m, _ := e.Do("POST", "/pulp/api/v3/content/ansible/collection_versions/", ct, body)
+	task := e.Done("upload "+file, code, m)
+	for _, h := range task["created_resources"].([]any) {
+		if strings.Contains(h.(string), "/collection_versions/") {
+			return h.(string)
+		}
+	}
+	t.Fatalf("upload %s created no collection version: %v", file, task["created_resources"])
+	return ""
+}
+
+// A signature of a collection's MANIFEST.json is stored when the repository's gpgkey
+// verifies it, and refused (400, nothing stored) when it does not or there is no key.
+func TestSignatureUpload(t *testing.T) {
+	e := newEnv(t)
+	key := testKey(t)
+	other := testKey(t)
+	code, repo := e.JSON("POST", "/pulp/api/v3/repositories/ansible/ansible/", map[string]any{"name": "r", "gpgkey": key.PublicKey()})
+	if code != 201 {
+		t.Fatalf("repository: %d %v", code, repo)
+	}
+	rh := repo["pulp_href"].(string)
+	cv := upload(t, e, rh, "pulp-testing_asset-1.0.0.tar.gz")
+	manifest := manifestOf(t, "pulp-testing_asset-1.0.0.tar.gz")
+	sig := func(s *sign.Signer, data []byte) []byte {
+		b, err := s.Detach(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	send := func(fields map[string]string, data []byte) (int, map[string]any) {
+		ct, body := contenttest.Multipart(fields, "file", "MANIFEST.json.asc", data)
+		code, m, _ := e.Do("POST", "/pulp/api/v3/content/ansible/collection_signatures/", ct, body)
+		return code, m
+	}
+	for name, c := range map[string]struct {
+		fields map[string]string
+		data   []byte
+		want   string
+	}{
+		"another key":      {map[string]string{"signed_collection": cv, "repository": rh}, sig(other, manifest), "file"},
+		"other data":       {map[string]string{"signed_collection": cv, "repository": rh}, sig(key, append(manifest, ' ')), "file"},
+		"no repository":    {map[string]string{"signed_collection": cv}, sig(key, manifest), "No key available"},
+		"no collection":    {map[string]string{"repository": rh}, sig(key, manifest), "signed_collection"},
+		"not a collection": {map[string]string{"signed_collection": rh, "repository": rh}, sig(key, manifest), "signed_collection"},
+	} {
+		code, m := send(c.fields, c.data)
+		if code != 400 || !strings.Contains(fmt.Sprint(m), c.want) {
+			t.Errorf("%s: %d %v, want 400 naming %s", name, code, m, c.want)
+		}
+	}
+	if n := e.Count("contents"); n != 1 {
+		t.Fatalf("%d units after refused signatures, want 1", n)
+	}
+	code, m := send(map[string]string{"signed_collection": cv, "repository": rh}, sig(key, manifest))
+	e.Done("signature", code, m)
+	code, m, _ = e.Do("GET", "/pulp/api/v3/content/ansible/collection_signatures/?signed_collection="+cv, "", nil)
+	if code != 200 || m["count"].(float64) != 1 {
+		t.Fatalf("signatures: %d %v", code, m)
+	}
+	s := m["results"].([]any)[0].(map[string]any)
+	if s["pubkey_fingerprint"] != key.Fingerprint() || s["signed_collection"] != cv {
+		t.Errorf("signature: %v", s)
+	}
+	code, m, _ = e.Do("GET", rh+"versions/2/", "", nil)
+	if code != 200 {
+		t.Errorf("the signature made no version 2: %d %v", code, m)
+	}
+}
+
+// Deprecations, marks and roles are created as pulp_ansible creates them.
+func TestOtherUnits(t *testing.T) {
+	e := newEnv(t)
+	_, repo := e.JSON("POST", "/pulp/api/v3/repositories/ansible/ansible/", map[string]any{"name": "r"})
+	rh := repo["pulp_href"].(string)
+	cv := upload(t, e, rh, "pulp-testing_asset-1.0.0.tar.gz")
+
+	code, m := e.JSON("POST", "/pulp/api/v3/content/ansible/collection_deprecations/", map[string]any{"namespace": "pulp", "name": "testing_asset", "repository": rh})
+	e.Done("deprecation", code, m)
+	code, m, _ = e.Do("GET", "/pulp/api/v3/content/ansible/collection_deprecations/?repository_version="+rh+"versions/2/", "", nil)
+	if code != 200 || m["count"].(float64) != 1 {
+		t.Fatalf("deprecations: %d %v", code, m)
+	}
+
+	code, m = e.JSON("POST", "/pulp/api/v3/content/ansible/collection_marks/", map[string]any{"marked_collection": cv, "value": "approved"})
+	if code != 201 || m["marked_collection"] != cv || m["value"] != "approved" {
+		t.Fatalf("mark: %d %v", code, m)
+	}
+	code, m = e.JSON("POST", "/pulp/api/v3/content/ansible/collection_marks/", map[string]any{"marked_collection": cv, "value": "not a slug"})
+	if code != 400 || m["value"] == nil {
+		t.Errorf("bad mark value: %d %v", code, m)
+	}
+	code, m, _ = e.Do("GET", "/pulp/api/v3/content/ansible/collection_marks/?value=approved&marked_collection="+cv, "", nil)
+	if code != 200 || m["count"].(float64) != 1 {
+		t.Fatalf("marks: %d %v", code, m)
+	}
+
+	ct, body := contenttest.Multipart(nil, "file", "role.tar.gz", []byte("a role archive"))
+	code, art, _ := e.Do("POST", "/pulp/api/v3/artifacts/", ct, body)
+	if code != 201 {
+		t.Fatalf("artifact: %d %v", code, art)
+	}
+	role := map[string]any{"artifact": art["pulp_href"], "namespace": "geerlingguy", "name": "apache", "version": "1.0.0"}
+	code, m = e.JSON("POST", "/pulp/api/v3/content/ansible/roles/", role)
+	if code != 201 || m["name"] != "apache" || m["artifact"] != art["pulp_href"] {
+		t.Fatalf("role: %d %v", code, m)
+	}
+	code, m = e.JSON("POST", "/pulp/api/v3/content/ansible/roles/", role)
+	if code != 400 {
+		t.Errorf("the same role again: %d %v", code, m)
+	}
+	role["version"] = "../x"
+	if code, m = e.JSON("POST", "/pulp/api/v3/content/ansible/roles/", role); code != 400 || m["version"] == nil {
+		t.Errorf("a role version that is a path: %d %v", code, m)
+	}
+}
+
+// versionContent is the content of a repository version, as kind ("collection_marks")
+// → hrefs.
+func versionContent(t *testing.T, e *contenttest.Env, version string) map[string][]string {
+	t.Helper()
+	code, m, _ := e.Do("GET", "/pulp/api/v3/content/?limit=1000&repository_version="+version, "", nil)
+	if code != 200 {
+		t.Fatalf("content of %s: %d %v", version, code, m)
+	}
+	out := map[string][]string{}
+	for _, r := range m["results"].([]any) {
+		h := r.(map[string]any)["pulp_href"].(string)
+		kind := strings.Split(strings.TrimPrefix(h, "/pulp/api/v3/content/ansible/"), "/")[0]
+		out[kind] = append(out[kind], h)
+	}
+	return out
+}
+
+// A collection version leaving a repository takes its signatures and marks along, and
+// the collection's deprecation once no version of it is left.
+func TestRemovalTakesDependents(t *testing.T) {
+	e := newEnv(t)
+	key := testKey(t)
+	_, repo := e.JSON("POST", "/pulp/api/v3/repositories/ansible/ansible/", map[string]any{"name": "r", "gpgkey": key.PublicKey()})
+	rh := repo["pulp_href"].(string)
+	v0 := upload(t, e, rh, "pulp-testing_asset-1.0.0.tar.gz")
+	v1 := upload(t, e, rh, "pulp-testing_asset-1.0.1.tar.gz")
+	sig, err := key.Detach(bytes.NewReader(manifestOf(t, "pulp-testing_asset-1.0.0.tar.gz")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, body := contenttest.Multipart(map[string]string{"signed_collection": v0, "repository": rh}, "file", "s.asc", sig)
+	code, m, _ := e.Do("POST", "/pulp/api/v3/content/ansible/collection_signatures/", ct, body)
+	e.Done("signature", code, m)
+	code, mark := e.JSON("POST", "/pulp/api/v3/content/ansible/collection_marks/", map[string]any{"marked_collection": v0, "value": "ok"})
+	if code != 201 {
+		t.Fatalf("mark: %d %v", code, mark)
+	}
+	code, m = e.JSON("POST", rh+"modify/", map[string]any{"add_content_units": []string{mark["pulp_href"].(string)}})
+	e.Done("add mark", code, m)
+	code, m = e.JSON("POST", "/pulp/api/v3/content/ansible/collection_deprecations/", map[string]any{"namespace": "pulp", "name": "testing_asset", "repository": rh})
+	e.Done("deprecate", code, m)
+	if got := versionContent(t, e, rh+"versions/5/"); len(got) != 4 {
+		t.Fatalf("version 5 holds %v, want a version, a signature, a mark and a deprecation of each kind", got)
+	}
+
+	code, m = e.JSON("POST", rh+"modify/", map[string]any{"remove_content_units": []string{v0}})
+	e.Done("remove 1.0.0", code, m)
+	got := versionContent(t, e, rh+"versions/6/")
+	if len(got["collection_signatures"]) != 0 || len(got["collection_marks"]) != 0 ||
+		len(got["collection_deprecations"]) != 1 || len(got["collection_versions"]) != 1 {
+		t.Fatalf("after removing 1.0.0: %v, want 1.0.1 and the deprecation", got)
+	}
+	code, m, _ = e.Do("GET", rh+"versions/6/", "", nil)
+	removed := m["content_summary"].(map[string]any)["removed"].(map[string]any)
+	if len(removed) != 3 {
+		t.Errorf("version 6 says it removed %v, want the version, its signature and its mark", removed)
+	}
+
+	code, m = e.JSON("POST", rh+"modify/", map[string]any{"remove_content_units": []string{v1}})
+	e.Done("remove 1.0.1", code, m)
+	if got := versionContent(t, e, rh+"versions/7/"); len(got) != 0 {
+		t.Fatalf("after removing the last version: %v, want nothing", got)
 	}
 }

@@ -185,7 +185,7 @@ func cvFilters() []rest.Filter {
 		{Name: "name", Attr: "name", Lookups: []string{"exact"}},
 		{Name: "namespace", Attr: "namespace", Lookups: []string{"exact"}},
 		{Name: "version", Attr: "version", Lookups: []string{"exact"}},
-		{Name: "tags", Desc: "Filter by comma separate list of tags that must all be matched", Apply: applyTags},
+		{Name: "tags", Type: rest.Custom, Lookups: []string{"exact"}, Desc: "Filter by comma separate list of tags that must all be matched", Apply: applyTags},
 	}
 }
 

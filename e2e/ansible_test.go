@@ -60,8 +60,7 @@ func collectionFile(name string) string { return testfiles.Path("ansible-collect
 
 // galaxyTarget is a Galaxy server under test, as galaxyScenario needs it.
 type galaxyTarget struct {
-	server testgalaxy.ServerConfig
-	client *testgalaxy.Client // configured for server
+	client *testgalaxy.Client // configured for the server, its default
 	// sign makes the server offer a signature by keyring of a collection version.
 	sign    func(t *testing.T, namespace, name, version string)
 	keyring *testgalaxy.Keyring
@@ -136,7 +135,7 @@ func TestAnsibleGalaxyFixture(t *testing.T) {
 	cfg := testgalaxy.ServerConfig{Name: "fixture", URL: fx.API, Username: "admin", Password: adminPassword}
 	k := testgalaxy.NewKeyring(t)
 	galaxyScenario(t, galaxyTarget{
-		server: cfg, client: newGalaxyClient(t, nil, cfg), keyring: k,
+		client: newGalaxyClient(t, nil, cfg), keyring: k,
 		sign: func(t *testing.T, namespace, name, version string) {
 			if err := fx.Sign(namespace, name, version, k.Signer); err != nil {
 				t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
 )
 
 // Signer signs with one private key.
@@ -59,10 +60,15 @@ func Read(r io.Reader, name string) (*Signer, error) {
 	return &Signer{entity: e, public: pub.String()}, nil
 }
 
+// noSalt leaves out the random salt notation go-crypto adds to signatures by default:
+// gpg reports its binary value in its status lines, which ansible-galaxy's collection
+// verify reads as UTF-8 and crashes on. gpg's own signatures (Pulp's) carry none.
+var noSalt = &packet.Config{NonDeterministicSignaturesViaNotation: new(bool)}
+
 // Detach returns the armored detached signature of what r yields.
 func (s *Signer) Detach(r io.Reader) ([]byte, error) {
 	var out bytes.Buffer
-	if err := openpgp.ArmoredDetachSign(&out, s.entity, r, nil); err != nil {
+	if err := openpgp.ArmoredDetachSign(&out, s.entity, r, noSalt); err != nil {
 		return nil, err
 	}
 	out.WriteByte('\n')

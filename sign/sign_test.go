@@ -7,6 +7,7 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
 )
 
 // NewTestKey makes a fresh armored private key, as tests need one.
@@ -82,5 +83,34 @@ func TestVerify(t *testing.T) {
 		if _, err := Verify(c.ring, strings.NewReader(c.msg), strings.NewReader(c.sig)); err == nil {
 			t.Errorf("%s: verified", name)
 		}
+	}
+}
+
+// A signature carries no notation, as gpg's own do not. go-crypto adds a random salt
+// notation by default; gpg reports its binary value in the status lines that
+// `ansible-galaxy collection verify` reads as UTF-8, and the client crashes on them.
+func TestDetachHasNoNotation(t *testing.T) {
+	s, err := Read(bytes.NewReader(newKey(t)), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, err := s.Detach(strings.NewReader("{}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := armor.Decode(bytes.NewReader(sig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := packet.Read(block.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, ok := p.(*packet.Signature)
+	if !ok {
+		t.Fatalf("packet is %T, not a signature", p)
+	}
+	for _, n := range sp.Notations {
+		t.Errorf("notation %s (%d bytes)", n.Name, len(n.Value))
 	}
 }

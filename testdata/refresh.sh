@@ -32,7 +32,11 @@ for f in \
 	rpm-edge-cases/other_metadata/comps-f19.xml \
 	rpm-edge-cases/other_metadata/0402e012013246e7e2f2f638c8a6046efdfd71ae1cbeff9c391d9c1ae5d7d431-comps-f19.xml.bz2 \
 	rpm-edge-cases/other_metadata/71d988ca33b31a18b0d775478d6f59b40583c794ae76393284850ee97bfba4dc-comps-f19.xml.gz \
-	rpm-edge-cases/other_metadata/c941e2c77a27cdca324c0e0bc3190e134fddddb36a03fb5517e55d156b955205-comps-f19.xml.xz; do
+	rpm-edge-cases/other_metadata/c941e2c77a27cdca324c0e0bc3190e134fddddb36a03fb5517e55d156b955205-comps-f19.xml.xz \
+	ansible-collections/cisco-iosxr-4.0.2.tar.gz ansible-collections/ansible-netcommon-4.1.0.tar.gz \
+	ansible-collections/ansible-utils-2.7.0.tar.gz ansible-collections/community-general-5.7.0.tar.gz \
+	ansible-collections/foo-bar-1.0.0.tar.gz \
+	ansible-collections/pulp-testing_asset-1.0.0.tar.gz ansible-collections/pulp-testing_asset-1.0.1.tar.gz; do
 	mkdir -p "$dst/$(dirname "$f")"
 	cp "$src/$f" "$dst/$f"
 done

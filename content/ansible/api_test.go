@@ -1,10 +1,11 @@
 package ansible_test
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"pith/content/ansible"
 	"pith/content/contenttest"
 	"pith/internal/testfiles"
+	"pith/internal/testgalaxy"
 	"pith/sign"
 )
 
@@ -20,14 +22,40 @@ func newEnv(t *testing.T) *contenttest.Env {
 	return contenttest.New(t, contenttest.Type(ansible.New))
 }
 
-// tarball is a collection from the reader's test data.
+// tarball is a collection of the third-party test data.
 func tarball(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("collection", "testdata", name))
+	b, err := testfiles.ReadFile("ansible-collections", name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// testKey is a fresh signing key.
+func testKey(t *testing.T) *sign.Signer { return testgalaxy.NewKeyring(t).Signer }
+
+// manifestOf is the MANIFEST.json of a collection tarball of the test data.
+func manifestOf(t *testing.T, file string) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(tarball(t, file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			t.Fatalf("%s has no MANIFEST.json: %v", file, err)
+		}
+		if h.Name == "MANIFEST.json" {
+			b, err := io.ReadAll(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+	}
 }
 
 // Every ansible operation pith serves matches the reference release set.

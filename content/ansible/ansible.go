@@ -3,6 +3,7 @@ package ansible
 import (
 	"pith/content"
 	"pith/meta"
+	"pith/sign"
 	"pith/task"
 )
 
@@ -29,6 +30,9 @@ const (
 type Plugin struct {
 	core *content.Core
 	db   *meta.DB
+	// signer signs for the signing service signerID (nil: none).
+	signer   *sign.Signer
+	signerID string
 }
 
 // New returns the ansible type over a core.
@@ -39,5 +43,6 @@ func (*Plugin) Name() string { return "ansible" }
 
 // Tasks are the type's task functions by name.
 func (p *Plugin) Tasks() map[string]task.Func {
-	return map[string]task.Func{}
+	return map[string]task.Func{CopyMoveTask: p.runCopyMove, CopyContentTask: p.runCopyContent, MarkTask: p.runMark(true),
+		UnmarkTask: p.runMark(false), SignTask: p.runSign, RebuildTask: p.runRebuild}
 }

@@ -46,5 +46,6 @@ func (*Plugin) Name() string { return "ansible" }
 // Tasks are the type's task functions by name.
 func (p *Plugin) Tasks() map[string]task.Func {
 	return map[string]task.Func{CopyMoveTask: p.runCopyMove, CopyContentTask: p.runCopyContent, MarkTask: p.runMark(true),
-		UnmarkTask: p.runMark(false), SignTask: p.runSign, RebuildTask: p.runRebuild, RoleSyncTask: p.runRoleSync}
+		UnmarkTask: p.runMark(false), SignTask: p.runSign, RebuildTask: p.runRebuild, RoleSyncTask: p.runRoleSync,
+		GitSyncTask: p.runGitSync}
 }

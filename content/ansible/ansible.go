@@ -39,5 +39,5 @@ func (*Plugin) Name() string { return "ansible" }
 
 // Tasks are the type's task functions by name.
 func (p *Plugin) Tasks() map[string]task.Func {
-	return map[string]task.Func{}
+	return map[string]task.Func{SyncTask: p.runSync}
 }

@@ -38,7 +38,13 @@ func testKey(t *testing.T) *sign.Signer { return testgalaxy.NewKeyring(t).Signer
 // manifestOf is the MANIFEST.json of a collection tarball of the test data.
 func manifestOf(t *testing.T, file string) []byte {
 	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(tarball(t, file)))
+	return manifestOfBytes(t, tarball(t, file))
+}
+
+// manifestOfBytes is the MANIFEST.json of a collection tarball.
+func manifestOfBytes(t testing.TB, artifact []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(artifact))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +52,7 @@ func manifestOf(t *testing.T, file string) []byte {
 	for {
 		h, err := tr.Next()
 		if err != nil {
-			t.Fatalf("%s has no MANIFEST.json: %v", file, err)
+			t.Fatalf("the collection has no MANIFEST.json: %v", err)
 		}
 		if h.Name == "MANIFEST.json" {
 			b, err := io.ReadAll(tr)

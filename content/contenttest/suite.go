@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -25,9 +24,10 @@ type Fixture struct {
 	// Repository is the repository type under test ("rpm.rpm"); Remote and Distribution
 	// are its remote and distribution types, the same when empty.
 	Repository, Remote, Distribution string
-	// Upstream is the tree a fixture server serves on 127.0.0.1; the remote's URL is its
-	// root plus RemotePath.
-	Upstream   fs.FS
+	// Upstream is what a fixture server on 127.0.0.1 serves: a static tree
+	// (http.FileServerFS) or an API (a Galaxy); the remote's URL is its root plus
+	// RemotePath.
+	Upstream   http.Handler
 	RemotePath string
 	// Index are the paths (relative to RemotePath) a broken upstream still serves: every
 	// other request fails, so a sync gets as far as reading the index and then fails.
@@ -41,6 +41,10 @@ type Fixture struct {
 	// Examples are requests of the type's own operations (content create, copy, ...) by
 	// operationId, which the schema check makes; every such operation needs one.
 	Examples map[string]Example
+	// Seed, when set, makes what none of the type's operations can make and the other
+	// operations need one of (ansible's namespaces, which only its Galaxy API makes); it
+	// runs after the examples.
+	Seed func(e *Env, refs Refs)
 }
 
 // Run is the conformance suite of a content type, driven through the API as a client
@@ -56,11 +60,11 @@ func Run(t *testing.T, f Fixture) {
 	if f.Distribution == "" {
 		f.Distribution = f.Repository
 	}
-	up := httptest.NewServer(http.FileServerFS(f.Upstream))
+	up := httptest.NewServer(f.Upstream)
 	t.Cleanup(up.Close)
 	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if slices.Contains(f.Index, strings.TrimPrefix(r.URL.Path, "/"+f.RemotePath)) {
-			http.FileServerFS(f.Upstream).ServeHTTP(w, r)
+			f.Upstream.ServeHTTP(w, r)
 			return
 		}
 		http.Error(w, "broken upstream", http.StatusInternalServerError)

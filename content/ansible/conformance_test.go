@@ -35,7 +35,7 @@ func TestConformance(t *testing.T) {
 	}
 	key := testKey(t)
 	contenttest.Run(t, contenttest.Fixture{Types: []contenttest.Maker{signing(key)}, Repository: ansible.RepoType, Remote: ansible.CollectionRemoteType,
-		Upstream: httputil.NewSingleHostReverseProxy(u), RemotePath: "api/", Index: []string{"", "v3/collections/"},
+		Upstream: httputil.NewSingleHostReverseProxy(u), RemotePath: "api/", Index: index,
 		Present: map[string]int{ansible.CollectionVersionType: len(conformanceCollections)},
 		Twins:   twins, Examples: examples(key), Seed: seed})
 }
@@ -49,6 +49,12 @@ func seed(e *contenttest.Env, refs contenttest.Refs) {
 	code, m := e.JSON("POST", refs.Repository+"modify/", map[string]any{"add_content_units": []string{"/pulp/api/v3/content/ansible/namespaces/" + ns.PulpID + "/"}})
 	e.Done("add the namespace", code, m)
 }
+
+// index is what a broken upstream still serves: the whole API a sync walks but the
+// detail of foo.bar 1.0.0, so the sync has read the other versions when it fails.
+var index = []string{"", "v3/", "v3/excludes/", "v3/collection_versions/all/", "v3/collections/",
+	"v3/collections/pulp/testing_asset/versions/", "v3/collections/pulp/testing_asset/versions/1.0.0/",
+	"v3/collections/pulp/testing_asset/versions/1.0.1/", "v3/collections/foo/bar/versions/"}
 
 // signing makes the ansible type with key behind a signing service named "collections".
 func signing(key *sign.Signer) contenttest.Maker {

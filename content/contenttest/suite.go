@@ -49,7 +49,8 @@ type Fixture struct {
 
 // Run is the conformance suite of a content type, driven through the API as a client
 // would: sync from a fixture server with version counts, retain_repo_versions,
-// autopublish, publish and distribute with every published file served as stored,
+// autopublish, publish and distribute with every published file served as stored (a
+// type without publications: distribute the repository, every unit's file served),
 // orphan cleanup of everything once deleted, a failed sync that leaves no version,
 // overwrite, a base version of another repository, and every operation of the server
 // called once with its response checked against the reference document's schema.
@@ -293,25 +294,16 @@ func (e *Env) published(base string) map[string]string {
 	return out
 }
 
-func (s *suite) serve(t *testing.T) {
-	e := s.env(t)
-	repo := s.repository(e, "served", s.url, nil)
-	if tk := s.syncTask(e, repo); tk["state"] != "completed" {
-		t.Fatalf("sync: %v %v", tk["state"], tk["error"])
-	}
-	repo = e.read(repo["pulp_href"].(string))
-	if _, ok := e.Core.Table().PubKind(s.f.Repository); !ok {
-		t.Skipf("%s has no publications", s.f.Repository)
-	}
+// publish publishes a repository's latest version, distributes the publication at
+// "served", checks that every unit's files are published and returns the published files.
+func (s *suite) publish(e *Env, repo map[string]any) map[string]string {
+	e.T.Helper()
 	code, m := e.JSON("POST", collection("publications", s.f.Repository), map[string]any{"repository": repo["pulp_href"]})
 	tk := e.Done("publish", code, m)
 	pub := tk["created_resources"].([]any)[0].(string)
 	code, m = e.JSON("POST", collection("distributions", s.f.Distribution), map[string]any{"name": "served", "base_path": "served", "publication": pub})
 	e.Done("distribute", code, m)
 	files := e.published("served")
-	if len(files) == 0 {
-		t.Fatal("the publication has no files")
-	}
 	// Every unit's files are published.
 	ids := map[string]bool{}
 	for _, u := range e.units(repo["latest_version_href"].(string)) {
@@ -324,16 +316,63 @@ func (s *suite) serve(t *testing.T) {
 		WHERE NOT EXISTS (SELECT 1 FROM published_files pf JOIN distributions d ON d.publication_id = pf.publication_id
 			WHERE d.base_path = 'served' AND (pf.content_artifact_id = ca.id OR pf.artifact_id = ca.artifact_id))`)
 	if err != nil {
-		t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	for rows.Next() {
 		var id, path string
 		rows.Scan(&id, &path)
 		if ids[id] {
-			t.Errorf("unit %s's file %s is not published", id, path)
+			e.T.Errorf("unit %s's file %s is not published", id, path)
 		}
 	}
 	rows.Close()
+	return files
+}
+
+// stored is what a repository version holds: relative path → sha256 of each stored
+// file of its units.
+func (e *Env) stored(version string) map[string]string {
+	e.T.Helper()
+	out := map[string]string{}
+	for _, u := range e.units(version) {
+		p, _ := href.Parse(u)
+		rows, err := e.DB.Query(context.Background(), `SELECT ca.relative_path, a.sha256 FROM content_artifacts ca
+			JOIN contents c ON c.id = ca.content_id JOIN artifacts a ON a.id = ca.artifact_id WHERE c.pulp_id = ?`, p.ID)
+		if err != nil {
+			e.T.Fatal(err)
+		}
+		for rows.Next() {
+			var path, sha string
+			if err := rows.Scan(&path, &sha); err != nil {
+				e.T.Fatal(err)
+			}
+			out[path] = sha
+		}
+		rows.Close()
+	}
+	return out
+}
+
+func (s *suite) serve(t *testing.T) {
+	e := s.env(t)
+	repo := s.repository(e, "served", s.url, nil)
+	if tk := s.syncTask(e, repo); tk["state"] != "completed" {
+		t.Fatalf("sync: %v %v", tk["state"], tk["error"])
+	}
+	repo = e.read(repo["pulp_href"].(string))
+	var files map[string]string
+	if _, ok := e.Core.Table().PubKind(s.f.Repository); ok {
+		files = s.publish(e, repo)
+	} else {
+		// A type without publications: the distribution serves the repository's latest
+		// version, each unit's files at their relative paths.
+		code, m := e.JSON("POST", collection("distributions", s.f.Distribution), map[string]any{"name": "served", "base_path": "served", "repository": repo["pulp_href"]})
+		e.Done("distribute", code, m)
+		files = e.stored(repo["latest_version_href"].(string))
+	}
+	if len(files) == 0 {
+		t.Fatal("the distribution serves no files")
+	}
 	// And the content app serves each as stored.
 	for path, sha := range files {
 		resp, err := http.Get(e.URL + "/pulp/content/served/" + escapePath(path))

@@ -29,14 +29,17 @@ func TestConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	key := testKey(t)
+	if err := g.Sign("pulp", "testing_asset", "1.0.0", key); err != nil {
+		t.Fatal(err)
+	}
 	u, err := url.Parse(g.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := testKey(t)
 	contenttest.Run(t, contenttest.Fixture{Types: []contenttest.Maker{signing(key)}, Repository: ansible.RepoType, Remote: ansible.CollectionRemoteType,
 		Upstream: httputil.NewSingleHostReverseProxy(u), RemotePath: "api/", Index: index,
-		Present: map[string]int{ansible.CollectionVersionType: len(conformanceCollections)},
+		Present: map[string]int{ansible.CollectionVersionType: len(conformanceCollections), ansible.SignatureType: 1},
 		Twins:   twins, Examples: examples(key), Seed: seed})
 }
 

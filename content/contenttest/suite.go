@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -304,8 +305,7 @@ func (s *suite) publish(e *Env, repo map[string]any) map[string]string {
 	code, m := e.JSON("POST", collection("publications", s.f.Repository), map[string]any{"repository": repo["pulp_href"]})
 	tk := e.Done("publish", code, m)
 	pub := tk["created_resources"].([]any)[0].(string)
-	code, m = e.JSON("POST", collection("distributions", s.f.Distribution), map[string]any{"name": "served", "base_path": "served", "publication": pub})
-	e.Done("distribute", code, m)
+	s.distribute(e, "served", map[string]any{"publication": pub})
 	files := e.published("served")
 	// Every unit's files are published.
 	ids := map[string]bool{}
@@ -332,28 +332,57 @@ func (s *suite) publish(e *Env, repo map[string]any) map[string]string {
 	return files
 }
 
-// stored is what a repository version holds: relative path → sha256 of each stored
-// file of its units.
-func (e *Env) stored(version string) map[string]string {
+// filesOf is what a unit holds: relative path → sha256 of each of its stored files.
+func (e *Env) filesOf(unit string) map[string]string {
 	e.T.Helper()
+	p, _ := href.Parse(unit)
+	rows, err := e.DB.Query(context.Background(), `SELECT ca.relative_path, a.sha256 FROM content_artifacts ca
+		JOIN contents c ON c.id = ca.content_id JOIN artifacts a ON a.id = ca.artifact_id WHERE c.pulp_id = ?`, p.ID)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer rows.Close()
 	out := map[string]string{}
-	for _, u := range e.units(version) {
-		p, _ := href.Parse(u)
-		rows, err := e.DB.Query(context.Background(), `SELECT ca.relative_path, a.sha256 FROM content_artifacts ca
-			JOIN contents c ON c.id = ca.content_id JOIN artifacts a ON a.id = ca.artifact_id WHERE c.pulp_id = ?`, p.ID)
-		if err != nil {
+	for rows.Next() {
+		var path, sha string
+		if err := rows.Scan(&path, &sha); err != nil {
 			e.T.Fatal(err)
 		}
-		for rows.Next() {
-			var path, sha string
-			if err := rows.Scan(&path, &sha); err != nil {
-				e.T.Fatal(err)
-			}
-			out[path] = sha
-		}
-		rows.Close()
+		out[path] = sha
 	}
 	return out
+}
+
+// distribute makes a distribution at base of what body names (a publication, a
+// repository or a repository version).
+func (s *suite) distribute(e *Env, base string, body map[string]any) {
+	e.T.Helper()
+	body["name"], body["base_path"] = base, base
+	code, m := e.JSON("POST", collection("distributions", s.f.Distribution), body)
+	e.Done("distribute", code, m)
+}
+
+// get fetches a file of the distribution at base: status and sha256 of the body.
+func (e *Env) get(base, path string) (int, string) {
+	e.T.Helper()
+	resp, err := http.Get(e.URL + "/pulp/content/" + base + "/" + escapePath(path))
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer resp.Body.Close()
+	h := sha256.New()
+	io.Copy(h, resp.Body)
+	return resp.StatusCode, hex.EncodeToString(h.Sum(nil))
+}
+
+// serves checks that the distribution at base serves each file as stored.
+func (e *Env) serves(base string, files map[string]string) {
+	e.T.Helper()
+	for path, sha := range files {
+		if code, got := e.get(base, path); code != http.StatusOK || got != sha {
+			e.T.Errorf("GET %s/%s: %d, sha256 %s, want 200 and %s", base, path, code, got, sha)
+		}
+	}
 }
 
 func (s *suite) serve(t *testing.T) {
@@ -363,30 +392,46 @@ func (s *suite) serve(t *testing.T) {
 		t.Fatalf("sync: %v %v", tk["state"], tk["error"])
 	}
 	repo = e.read(repo["pulp_href"].(string))
-	var files map[string]string
 	if _, ok := e.Core.Table().PubKind(s.f.Repository); ok {
-		files = s.publish(e, repo)
-	} else {
-		// A type without publications: the distribution serves the repository's latest
-		// version, each unit's files at their relative paths.
-		code, m := e.JSON("POST", collection("distributions", s.f.Distribution), map[string]any{"name": "served", "base_path": "served", "repository": repo["pulp_href"]})
-		e.Done("distribute", code, m)
-		files = e.stored(repo["latest_version_href"].(string))
-	}
-	if len(files) == 0 {
-		t.Fatal("the distribution serves no files")
-	}
-	// And the content app serves each as stored.
-	for path, sha := range files {
-		resp, err := http.Get(e.URL + "/pulp/content/served/" + escapePath(path))
-		if err != nil {
-			t.Fatal(err)
+		files := s.publish(e, repo)
+		if len(files) == 0 {
+			t.Fatal("the publication has no files")
 		}
-		h := sha256.New()
-		io.Copy(h, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || hex.EncodeToString(h.Sum(nil)) != sha {
-			t.Errorf("GET %s: %d, sha256 %x, want 200 and %s", path, resp.StatusCode, h.Sum(nil), sha)
+		e.serves("served", files)
+		return
+	}
+	// A type without publications: a distribution of the repository serves its latest
+	// version, each unit's files at their relative paths.
+	s.distribute(e, "served", map[string]any{"repository": repo["pulp_href"]})
+	latest := repo["latest_version_href"].(string)
+	all := map[string]string{}
+	var gone string // a unit with files, removed below
+	for _, u := range e.units(latest) {
+		files := e.filesOf(u)
+		maps.Copy(all, files)
+		if gone == "" && len(files) > 0 {
+			gone = u
+		}
+	}
+	if len(all) == 0 {
+		t.Fatal("the repository's units have no files")
+	}
+	e.serves("served", all)
+	// One of a version keeps serving it when the repository moves on.
+	pinned := false
+	for _, k := range e.Core.Table().Distributions() {
+		pinned = pinned || k.Type == s.f.Distribution && k.Versions
+	}
+	if pinned {
+		s.distribute(e, "pinned", map[string]any{"repository_version": latest})
+	}
+	e.modify(repo, nil, []string{gone})
+	for path, sha := range e.filesOf(gone) {
+		if code, _ := e.get("served", path); code != http.StatusNotFound {
+			t.Errorf("GET served/%s of a removed unit: %d, want 404", path, code)
+		}
+		if pinned {
+			e.serves("pinned", map[string]string{path: sha})
 		}
 	}
 }

@@ -113,25 +113,25 @@ func (st *storer) batch(ctx context.Context, items []*item) error {
 	}
 	var units []meta.NewUnit
 	var docs []map[string][]byte
-	var sigs [][]upstreamSignature
+	var ups []*upstreamVersion
 	held := 0
 	for _, it := range items {
 		u, d, err := st.build(ctx, it)
 		if err != nil {
 			return err
 		}
-		units, docs, sigs = append(units, u), append(docs, d), append(sigs, it.v.Signatures)
+		units, docs, ups = append(units, u), append(docs, d), append(ups, it.v)
 		for _, b := range d {
 			held += len(b)
 		}
 		if held >= flushBytes {
-			if err := st.save(ctx, units, docs, sigs); err != nil {
+			if err := st.save(ctx, units, docs, ups); err != nil {
 				return err
 			}
-			units, docs, sigs, held = nil, nil, nil, 0
+			units, docs, ups, held = nil, nil, nil, 0
 		}
 	}
-	return st.save(ctx, units, docs, sigs)
+	return st.save(ctx, units, docs, ups)
 }
 
 // fetch gets what the upstream must send for a version: its artifact (immediate, when
@@ -299,10 +299,10 @@ func deref(p *string) string {
 	return *p
 }
 
-// save writes units with the documents of those created, and the signatures the
-// upstream lists for each (sigs[i] are units[i]'s), which pulp_ansible stores as they
-// come, unverified.
-func (st *storer) save(ctx context.Context, units []meta.NewUnit, docs []map[string][]byte, sigs [][]upstreamSignature) error {
+// save writes units with the documents of those created, and the signatures and marks
+// the upstream lists for each (ups[i] is units[i]'s version), which pulp_ansible stores
+// as they come, unverified.
+func (st *storer) save(ctx context.Context, units []meta.NewUnit, docs []map[string][]byte, ups []*upstreamVersion) error {
 	if len(units) == 0 {
 		return nil
 	}
@@ -313,22 +313,25 @@ func (st *storer) save(ctx context.Context, units []meta.NewUnit, docs []map[str
 		if stored, created, err = meta.PutContents(ctx, tx, units); err != nil {
 			return err
 		}
-		var signatures []meta.NewUnit
+		var related []meta.NewUnit
 		for i, c := range stored {
 			if created[i] && docs[i] != nil {
 				if err := meta.PutDocuments(ctx, tx, c.ID, docs[i]); err != nil {
 					return err
 				}
 			}
-			for _, sig := range sigs[i] {
-				signatures = append(signatures, meta.NewUnit{Content: syncedSignature(c.PulpID, sig)})
+			for _, sig := range ups[i].Signatures {
+				related = append(related, meta.NewUnit{Content: syncedSignature(c.PulpID, sig)})
+			}
+			for _, mark := range ups[i].Marks {
+				related = append(related, meta.NewUnit{Content: markUnit(c.PulpID, mark)})
 			}
 		}
-		if len(signatures) == 0 {
+		if len(related) == 0 {
 			return nil
 		}
-		sigUnits, sigCreated, err := meta.PutContents(ctx, tx, signatures)
-		stored, created = append(stored, sigUnits...), append(created, sigCreated...)
+		rs, rc, err := meta.PutContents(ctx, tx, related)
+		stored, created = append(stored, rs...), append(created, rc...)
 		return err
 	})
 	if err != nil {

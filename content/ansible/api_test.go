@@ -233,9 +233,11 @@ func TestOtherUnits(t *testing.T) {
 	if code != 201 || m["marked_collection"] != cv || m["value"] != "approved" {
 		t.Fatalf("mark: %d %v", code, m)
 	}
-	code, m = e.JSON("POST", "/pulp/api/v3/content/ansible/collection_marks/", map[string]any{"marked_collection": cv, "value": "not a slug"})
-	if code != 400 || m["value"] == nil {
-		t.Errorf("bad mark value: %d %v", code, m)
+	for _, bad := range []string{"not a slug", strings.Repeat("x", 51)} {
+		code, m = e.JSON("POST", "/pulp/api/v3/content/ansible/collection_marks/", map[string]any{"marked_collection": cv, "value": bad})
+		if code != 400 || m["value"] == nil {
+			t.Errorf("mark value %.20q: %d %v", bad, code, m)
+		}
 	}
 	code, m, _ = e.Do("GET", "/pulp/api/v3/content/ansible/collection_marks/?value=approved&marked_collection="+cv, "", nil)
 	if code != 200 || m["count"].(float64) != 1 {

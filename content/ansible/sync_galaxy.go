@@ -319,9 +319,8 @@ func readVersion(w *walker, base string, api int, detail bool) (*upstreamVersion
 				if err := w.decode(&mark, maxSmallValue); err != nil {
 					return err
 				}
-				// A mark is a slug of at most 50 characters (pulp_ansible's SlugField).
-				if !slug.MatchString(mark) || len(mark) > 50 {
-					return fmt.Errorf("mark %.60q is not a slug of at most 50 characters", mark)
+				if !slug.MatchString(mark) || len(mark) > maxMark {
+					return fmt.Errorf("mark %.60q is not a slug of at most %d characters", mark, maxMark)
 				}
 				v.Marks = append(v.Marks, mark)
 				return nil

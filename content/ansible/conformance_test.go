@@ -37,6 +37,9 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The suite's fixture servers pass requests on to the Galaxy, which runs on its own
+	// (its download URLs name it: artifacts come from it directly, even in the failed
+	// sync, which fails on a version's detail instead).
 	contenttest.Run(t, contenttest.Fixture{Types: []contenttest.Maker{signing(key)}, Repository: ansible.RepoType, Remote: ansible.CollectionRemoteType,
 		Upstream: httputil.NewSingleHostReverseProxy(u), RemotePath: "api/", Index: index,
 		Present: map[string]int{ansible.CollectionVersionType: len(conformanceCollections), ansible.SignatureType: 1},

@@ -95,6 +95,12 @@ func ansibleCLIScenario(t *testing.T, c *cli, fx *testgalaxy.Server, gitURL stri
 	if remote.str("requirements_file") != sent || remote.str("policy") != "immediate" {
 		t.Fatalf("collection remote show: %v", remote)
 	}
+	// A requirements file Pulp refuses: a 400 naming the field, and no remote.
+	bad := "collections:\n  - name: foo\n    version: '>=1.0.0'\n"
+	if out, err := c.try("ansible", "remote", "create", "--name", "bad", "--url", fx.API, "--requirements", bad); err == nil ||
+		!strings.Contains(out, `"requirements_file"`) || !strings.Contains(out, "is not a collection name") {
+		t.Fatalf("remote with a bad requirements file: %v\n%s", err, out)
+	}
 	c.run("ansible", "repository", "update", "--name", "galaxy", "--remote", "galaxy")
 	c.run("ansible", "repository", "sync", "--name", "galaxy")
 	var units []entity
@@ -128,6 +134,13 @@ func ansibleCLIScenario(t *testing.T, c *cli, fx *testgalaxy.Server, gitURL stri
 	c.json(&units, "ansible", "content", "list", "--namespace", "pulp", "--name", "testing_asset")
 	if got := collectionNames(units); !slices.Equal(got, []string{"pulp.testing_asset-1.0.0"}) {
 		t.Fatalf("content list --namespace pulp: %v", got)
+	}
+
+	// pulp_ansible's access policy for collection versions has no set_label statement, and
+	// Pulp grants an administrator nothing beyond the policy: refused, as by Pulp.
+	if out, err := c.try("ansible", "content", "label", "set", "--href", cv.str("pulp_href"), "--key", "env", "--value", "x"); err == nil ||
+		!strings.Contains(out, "content_ansible_collection_versions_set_label is not authorized") {
+		t.Fatalf("label set on a collection version: %v\n%s", err, out)
 	}
 
 	// Upload: pulp.testing_asset 1.0.1 into the repository (a new version).

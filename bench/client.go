@@ -94,7 +94,12 @@ func (c *Client) Call(ctx context.Context, method, href string, in any) error {
 // Wait polls a task every 50 ms until it completes (nil), fails or is canceled, or ctx
 // ends. Timings taken around it are good to 50 ms.
 func (c *Client) Wait(ctx context.Context, task string) error {
-	tick := time.NewTicker(50 * time.Millisecond)
+	return c.WaitEvery(ctx, task, 50*time.Millisecond)
+}
+
+// WaitEvery is Wait polling every interval.
+func (c *Client) WaitEvery(ctx context.Context, task string, interval time.Duration) error {
+	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
 		var t struct {

@@ -35,10 +35,12 @@ func benchCmd(ctx context.Context, args []string) error {
 			return benchGuards(ctx, args[1:])
 		case "authz":
 			return benchAuthz(ctx, args[1:])
+		case "galaxy-publish":
+			return benchGalaxyPublish(ctx, args[1:])
 		}
 	}
 	if len(args) == 0 || args[0] != "upload" {
-		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync|guards|authz [flags]")
+		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync|guards|authz|galaxy-publish [flags]")
 	}
 	return benchUpload(ctx, args[1:])
 }
@@ -77,24 +79,11 @@ func benchUpload(ctx context.Context, args []string) error {
 	if cfg.Users, err = ints("users", *users); err != nil {
 		return err
 	}
-	pith := bench.Target{Name: "pith", URL: strings.TrimSuffix(*url, "/"), User: *user, Password: *password}
-	if *pid != 0 {
-		pith.Procs.PIDs = []int{*pid}
+	pith, stop, err := sf.pith(ctx, "upload", *url, *user, *password, *pid)
+	if err != nil {
+		return err
 	}
-	if *url == "" {
-		dir, cleanup, err := sf.workdir("pith-bench-upload-")
-		if err != nil {
-			return err
-		}
-		defer cleanup()
-		pith.Password = randomPassword()
-		cl, err := bench.StartCluster(ctx, bench.ClusterConfig{Dir: filepath.Join(dir, "pith"), Fresh: true, Password: pith.Password})
-		if err != nil {
-			return err
-		}
-		defer cl.Stop()
-		pith.URL, pith.Procs = cl.API, cl.Procs()
-	}
+	defer stop()
 	var rows []bench.Row
 	for _, t := range append([]bench.Target{pith}, sf.peers...) {
 		cfg.Target = t
@@ -174,6 +163,31 @@ func addScenarioFlags(fs *flag.FlagSet, name string) *scenarioFlags {
 	return sf
 }
 
+// pith is the pith a scenario measures: the one at url, whose process pid (0: unknown)
+// is sampled, or one of its own on the embedded defaults in the work directory. stop
+// stops and removes what it started.
+func (sf *scenarioFlags) pith(ctx context.Context, scenario, url, user, password string, pid int) (t bench.Target, stop func(), err error) {
+	t = bench.Target{Name: "pith", URL: strings.TrimSuffix(url, "/"), User: user, Password: password}
+	if pid != 0 {
+		t.Procs.PIDs = []int{pid}
+	}
+	if url != "" {
+		return t, func() {}, nil
+	}
+	dir, cleanup, err := sf.workdir("pith-bench-" + scenario + "-")
+	if err != nil {
+		return t, nil, err
+	}
+	t.Password = randomPassword()
+	cl, err := bench.StartCluster(ctx, bench.ClusterConfig{Dir: filepath.Join(dir, "pith"), Fresh: true, Password: t.Password})
+	if err != nil {
+		cleanup()
+		return t, nil, err
+	}
+	t.URL, t.Procs = cl.API, cl.Procs()
+	return t, func() { cl.Stop(); cleanup() }, nil
+}
+
 // workdir returns the work directory and what removes it.
 func (sf *scenarioFlags) workdir(prefix string) (string, func(), error) {
 	if *sf.dir != "" {
@@ -183,7 +197,7 @@ func (sf *scenarioFlags) workdir(prefix string) (string, func(), error) {
 	return d, func() { os.RemoveAll(d) }, err
 }
 
-// write prints the table and saves it with the plot under --out.
+// write prints the table and saves it with the plot (if any) under --out.
 func (sf *scenarioFlags) write(name string, table func(io.Writer), plotTo func(string) error) error {
 	var b strings.Builder
 	table(&b)
@@ -196,6 +210,10 @@ func (sf *scenarioFlags) write(name string, table func(io.Writer), plotTo func(s
 	}
 	if err := os.WriteFile(filepath.Join(*sf.out, name+".md"), []byte(b.String()), 0o644); err != nil {
 		return err
+	}
+	if plotTo == nil {
+		fmt.Printf("\nwrote %s\n", filepath.Join(*sf.out, name+".md"))
+		return nil
 	}
 	png := filepath.Join(*sf.out, name+".png")
 	if err := plotTo(png); err != nil {
@@ -499,4 +517,43 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("%s: unexpected argument %q (flags are --name value)", fs.Name(), fs.Arg(0))
 	}
 	return nil
+}
+
+// benchGalaxyPublish runs the Ansible study's publish scenario: a collection published
+// as ansible-galaxy publishes it, until its import has finished, on a pith of its own (or
+// the one at --url) and any peers.
+func benchGalaxyPublish(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench galaxy-publish", flag.ContinueOnError)
+	sf := addScenarioFlags(fs, "galaxy-publish")
+	url := fs.String("url", "", "a running pith to measure (default: start one on the embedded defaults)")
+	user := fs.String("user", "admin", "user of --url")
+	password := fs.String("password", os.Getenv("PITH_ADMIN_PASSWORD"), "password of --url (env PITH_ADMIN_PASSWORD)")
+	pid := fs.Int("pid", 0, "process id of --url, to report its peak RSS")
+	artifact := fs.String("artifact", "testdata/ansible-collections/community-general-5.7.0.tar.gz", "the collection tarball to publish")
+	rounds := fs.Int("rounds", 5, "publishes per server, each into a fresh repository")
+	title := fs.String("title", "Publish and import of a collection", "table title")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *rounds <= 0 {
+		return fmt.Errorf("--rounds: %d must be positive", *rounds)
+	}
+	data, err := os.ReadFile(*artifact)
+	if err != nil {
+		return fmt.Errorf("--artifact: %w", err)
+	}
+	pith, stop, err := sf.pith(ctx, "publish", *url, *user, *password, *pid)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	var rows []bench.PublishRow
+	for _, t := range append([]bench.Target{pith}, sf.peers...) {
+		row, err := bench.Publish(ctx, bench.PublishConfig{Target: t, Artifact: *artifact, Rounds: *rounds}, data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.Name, err)
+		}
+		rows = append(rows, row)
+	}
+	return sf.write("galaxy-publish", func(w io.Writer) { bench.PublishMarkdown(w, *title, rows) }, nil)
 }

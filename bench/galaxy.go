@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/textproto"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -73,12 +74,7 @@ func Publish(ctx context.Context, cfg PublishConfig, data []byte) (PublishRow, e
 			return row, fmt.Errorf("distribution %s: %v", stamp, err)
 		}
 		start := time.Now()
-		if err := c.Do(ctx, "POST", "/pulp_ansible/galaxy/"+stamp+"/api/v3/artifacts/collections/", ctype, bytes.NewReader(body), &task); err != nil {
-			return row, err
-		}
-		// Galaxy names the import (…/imports/collections/<task id>/); the task is the
-		// same on both APIs, and polled as often as the client can to time it closely.
-		if err := c.WaitEvery(ctx, "/pulp/api/v3/tasks/"+path.Base(strings.TrimSuffix(task.Task, "/"))+"/", 5*time.Millisecond); err != nil {
+		if err := c.galaxyPublish(ctx, stamp, ctype, body); err != nil {
 			return row, err
 		}
 		times = append(times, time.Since(start))
@@ -96,6 +92,50 @@ func Publish(ctx context.Context, cfg PublishConfig, data []byte) (PublishRow, e
 	slices.Sort(times)
 	row.Min, row.Median, row.Max = times[0], times[len(times)/2], times[len(times)-1]
 	return row, nil
+}
+
+// galaxyPublish publishes a collection (a galaxyForm body) to the Galaxy distribution at
+// basePath and waits for its import.
+func (c *Client) galaxyPublish(ctx context.Context, basePath, ctype string, body []byte) error {
+	var task struct {
+		Task string `json:"task"`
+	}
+	if err := c.Do(ctx, "POST", "/pulp_ansible/galaxy/"+basePath+"/api/v3/artifacts/collections/", ctype, bytes.NewReader(body), &task); err != nil {
+		return err
+	}
+	// Galaxy names the import (…/imports/collections/<task id>/); the task is the same
+	// on both APIs, and polled as often as the client can to time it closely.
+	return c.WaitEvery(ctx, "/pulp/api/v3/tasks/"+path.Base(strings.TrimSuffix(task.Task, "/"))+"/", 5*time.Millisecond)
+}
+
+// GalaxyDistribution makes an ansible repository and a distribution of it at basePath
+// on t, and publishes the collection tarballs into it as ansible-galaxy would.
+func GalaxyDistribution(ctx context.Context, t Target, basePath string, artifacts []string) error {
+	c := NewClient(t)
+	var repo, task struct {
+		Href string `json:"pulp_href"`
+		Task string `json:"task"`
+	}
+	if err := c.JSON(ctx, "POST", "/pulp/api/v3/repositories/ansible/ansible/", map[string]any{"name": basePath}, &repo); err != nil {
+		return err
+	}
+	if err := c.JSON(ctx, "POST", "/pulp/api/v3/distributions/ansible/ansible/", map[string]any{"name": basePath, "base_path": basePath, "repository": repo.Href}, &task); err != nil {
+		return err
+	}
+	if err := c.Wait(ctx, task.Task); err != nil {
+		return err
+	}
+	for _, a := range artifacts {
+		data, err := os.ReadFile(a)
+		if err != nil {
+			return err
+		}
+		ctype, body := galaxyForm(filepath.Base(a), data)
+		if err := c.galaxyPublish(ctx, basePath, ctype, body); err != nil {
+			return fmt.Errorf("publish %s: %w", filepath.Base(a), err)
+		}
+	}
+	return nil
 }
 
 // galaxyForm is the body ansible-galaxy's `collection publish` sends: the tarball in a

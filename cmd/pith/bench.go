@@ -37,10 +37,12 @@ func benchCmd(ctx context.Context, args []string) error {
 			return benchAuthz(ctx, args[1:])
 		case "galaxy-publish":
 			return benchGalaxyPublish(ctx, args[1:])
+		case "galaxy-install":
+			return benchGalaxyInstall(ctx, args[1:])
 		}
 	}
 	if len(args) == 0 || args[0] != "upload" {
-		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync|guards|authz|galaxy-publish [flags]")
+		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync|guards|authz|galaxy-publish|galaxy-install [flags]")
 	}
 	return benchUpload(ctx, args[1:])
 }
@@ -556,4 +558,52 @@ func benchGalaxyPublish(ctx context.Context, args []string) error {
 		rows = append(rows, row)
 	}
 	return sf.write("galaxy-publish", func(w io.Writer) { bench.PublishMarkdown(w, *title, rows) }, nil)
+}
+
+// benchGalaxyInstall runs the Ansible study's install scenario: ansible-galaxy installs
+// collections with their dependencies from a distribution of each server, every Galaxy
+// answer timed by a proxy in front of it.
+func benchGalaxyInstall(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench galaxy-install", flag.ContinueOnError)
+	sf := addScenarioFlags(fs, "galaxy-install")
+	url := fs.String("url", "", "a running pith to measure (default: start one on the embedded defaults)")
+	user := fs.String("user", "admin", "user of --url")
+	password := fs.String("password", os.Getenv("PITH_ADMIN_PASSWORD"), "password of --url (env PITH_ADMIN_PASSWORD)")
+	basePath := fs.String("base-path", "", "a distribution every server holds already (default: make one on each and publish --artifacts into it)")
+	artifacts := fs.String("artifacts", "testdata/ansible-collections/cisco-iosxr-4.0.2.tar.gz,testdata/ansible-collections/ansible-netcommon-4.1.0.tar.gz,testdata/ansible-collections/ansible-utils-2.7.0.tar.gz",
+		"collection tarballs published into the distribution made without --base-path, comma-separated")
+	specs := fs.String("install", "cisco.iosxr", "what ansible-galaxy installs, comma-separated")
+	galaxy := fs.String("ansible-galaxy", os.Getenv("PITH_ANSIBLE_GALAXY"), "the ansible-galaxy executable (env PITH_ANSIBLE_GALAXY)")
+	rounds := fs.Int("rounds", 5, "installs per server, each into an empty collections path with no response cache")
+	title := fs.String("title", "ansible-galaxy collection install", "table title")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *rounds <= 0 {
+		return fmt.Errorf("--rounds: %d must be positive", *rounds)
+	}
+	if *galaxy == "" {
+		return fmt.Errorf("--ansible-galaxy: not set (scripts/test installs ansible-core 2.19.14 into ~/.cache/pith/venv-ansible)")
+	}
+	pith, stop, err := sf.pith(ctx, "install", *url, *user, *password, 0)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	var rows []bench.InstallRow
+	for _, t := range append([]bench.Target{pith}, sf.peers...) {
+		bp := *basePath
+		if bp == "" {
+			bp = "bench-install-" + time.Now().Format("150405")
+			if err := bench.GalaxyDistribution(ctx, t, bp, strings.Split(*artifacts, ",")); err != nil {
+				return fmt.Errorf("%s: %w", t.Name, err)
+			}
+		}
+		row, err := bench.Install(ctx, bench.InstallConfig{Target: t, BasePath: bp, Specs: strings.Split(*specs, ","), Galaxy: *galaxy, Rounds: *rounds})
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.Name, err)
+		}
+		rows = append(rows, row)
+	}
+	return sf.write("galaxy-install", func(w io.Writer) { bench.InstallMarkdown(w, *title, rows) }, nil)
 }

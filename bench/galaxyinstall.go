@@ -1,0 +1,211 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// InstallConfig is scenario (b) of the Ansible study: `ansible-galaxy collection install`
+// of collections (and their dependencies) from a Galaxy distribution, timed whole, with
+// every Galaxy API answer timed on the way by a proxy on loopback in front of the server.
+type InstallConfig struct {
+	Target   Target
+	BasePath string   // the distribution ansible-galaxy installs from
+	Specs    []string // what it installs: "cisco.iosxr"
+	Galaxy   string   // the ansible-galaxy executable
+	Rounds   int
+}
+
+// InstallRow is a server's line of the install table.
+type InstallRow struct {
+	Server                      string
+	Rounds                      int
+	WallMedian, WallMin         time.Duration
+	Requests                    int // Galaxy API requests per install
+	APIMedian, APIP95, APIMax   time.Duration
+	Downloads                   int // artifact downloads per install
+	DownloadMedian, DownloadP95 time.Duration
+}
+
+// Install runs the scenario on one target.
+func Install(ctx context.Context, cfg InstallConfig) (InstallRow, error) {
+	row := InstallRow{Server: cfg.Target.Name, Rounds: cfg.Rounds}
+	p, err := newTimingProxy(cfg.Target)
+	if err != nil {
+		return row, err
+	}
+	defer p.close()
+	home, err := os.MkdirTemp("", "pith-bench-install-")
+	if err != nil {
+		return row, err
+	}
+	defer os.RemoveAll(home)
+	var walls []time.Duration
+	var api, downloads []time.Duration
+	for i := range cfg.Rounds {
+		dir := filepath.Join(home, fmt.Sprint(i))
+		env, err := galaxyHome(dir, p.url+"/pulp_ansible/galaxy/"+strings.Trim(cfg.BasePath, "/")+"/api/", cfg.Target)
+		if err != nil {
+			return row, err
+		}
+		p.reset()
+		cmd := exec.CommandContext(ctx, cfg.Galaxy, append([]string{"collection", "install", "--no-cache", "-p", filepath.Join(dir, "collections")}, cfg.Specs...)...)
+		cmd.Env, cmd.Dir = env, dir
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			return row, fmt.Errorf("ansible-galaxy collection install %s: %w\n%s", strings.Join(cfg.Specs, " "), err, out.String())
+		}
+		walls = append(walls, time.Since(start))
+		a, d := p.times()
+		api, downloads = append(api, a...), append(downloads, d...)
+		row.Requests, row.Downloads = len(a), len(d)
+	}
+	slices.Sort(walls)
+	row.WallMedian, row.WallMin = walls[len(walls)/2], walls[0]
+	row.APIMedian, row.APIP95, row.APIMax = quantiles(api)
+	row.DownloadMedian, row.DownloadP95, _ = quantiles(downloads)
+	return row, nil
+}
+
+// quantiles are the median, the 95th percentile and the maximum of ds.
+func quantiles(ds []time.Duration) (p50, p95, max time.Duration) {
+	if len(ds) == 0 {
+		return 0, 0, 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2], s[(len(s)*95+99)/100-1], s[len(s)-1]
+}
+
+// galaxyHome writes an ansible.cfg naming one Galaxy server at api under dir and returns
+// the environment that makes ansible-galaxy use it and nothing of the caller's.
+func galaxyHome(dir, api string, t Target) ([]string, error) {
+	for _, d := range []string{"collections", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if strings.ContainsAny(t.User+t.Password, "\r\n;%") {
+		return nil, fmt.Errorf("%s: credentials ansible.cfg cannot hold", t.Name)
+	}
+	cfg := fmt.Sprintf("[defaults]\nhome = %s\nlocal_tmp = %s\n\n[galaxy]\nserver_list = bench\ncache_dir = %s\ndisplay_progress = false\n\n"+
+		"[galaxy_server.bench]\nurl = %s\ntimeout = 120\nusername = %s\npassword = %s\n",
+		filepath.Join(dir, ".ansible"), filepath.Join(dir, "tmp"), filepath.Join(dir, "cache"), api, t.User, t.Password)
+	file := filepath.Join(dir, "ansible.cfg")
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		return nil, err
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ANSIBLE_") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "HOME="+dir, "ANSIBLE_CONFIG="+file, "ANSIBLE_NOCOLOR=1"), nil
+}
+
+// timingProxy forwards to a target and times each answer from the request sent on to the
+// last byte of the answer read back: the server's time plus a loopback hop. Redirects
+// are rewritten to come back through it, so the artifact downloads are timed too.
+type timingProxy struct {
+	url  string
+	srv  *http.Server
+	mu   sync.Mutex
+	api  []time.Duration
+	down []time.Duration
+}
+
+func newTimingProxy(t Target) (*timingProxy, error) {
+	up, err := url.Parse(t.URL)
+	if err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &timingProxy{url: "http://" + l.Addr().String()}
+	rp := httputil.NewSingleHostReverseProxy(up)
+	rp.Transport = &timedTransport{p: p, next: http.DefaultTransport, origin: strings.TrimSuffix(t.URL, "/"), content: strings.TrimSuffix(t.ContentOrigin(), "/")}
+	rp.ErrorLog = nil
+	p.srv = &http.Server{Handler: rp, ReadHeaderTimeout: time.Minute}
+	go p.srv.Serve(l)
+	return p, nil
+}
+
+func (p *timingProxy) close() { p.srv.Close() }
+
+func (p *timingProxy) reset() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.api, p.down = nil, nil
+}
+
+func (p *timingProxy) times() (api, downloads []time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.api), slices.Clone(p.down)
+}
+
+// timedTransport reads each answer whole before handing it on, so its time is the
+// server's, and points redirects to the server's origins back at the proxy.
+type timedTransport struct {
+	p               *timingProxy
+	next            http.RoundTripper
+	origin, content string
+}
+
+func (t *timedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := t.next.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	d := time.Since(start)
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if loc := resp.Header.Get("Location"); loc != "" {
+		for _, o := range []string{t.origin, t.content} {
+			if strings.HasPrefix(loc, o+"/") {
+				resp.Header.Set("Location", t.p.url+strings.TrimPrefix(loc, o))
+			}
+		}
+	}
+	t.p.mu.Lock()
+	defer t.p.mu.Unlock()
+	if strings.HasPrefix(r.URL.Path, "/pulp_ansible/galaxy/") {
+		t.p.api = append(t.p.api, d)
+	} else {
+		t.p.down = append(t.p.down, d)
+	}
+	return resp, nil
+}
+
+// InstallMarkdown renders the rows as a table.
+func InstallMarkdown(w io.Writer, title string, rows []InstallRow) {
+	fmt.Fprintf(w, "\n%s\n\n| server | rounds | install, median | min | Galaxy requests | their median | p95 | max | downloads | their median | p95 |\n", title)
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %d | %s | %s | %s | %d | %s | %s |\n", r.Server, r.Rounds, ms(r.WallMedian), ms(r.WallMin),
+			r.Requests, ms(r.APIMedian), ms(r.APIP95), ms(r.APIMax), r.Downloads, ms(r.DownloadMedian), ms(r.DownloadP95))
+	}
+}

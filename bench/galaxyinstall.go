@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"pith/bench/load"
 )
 
 // InstallConfig is scenario (b) of the Ansible study: `ansible-galaxy collection install`
@@ -207,5 +210,56 @@ func InstallMarkdown(w io.Writer, title string, rows []InstallRow) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %d | %s | %s | %s | %d | %s | %s |\n", r.Server, r.Rounds, ms(r.WallMedian), ms(r.WallMin),
 			r.Requests, ms(r.APIMedian), ms(r.APIP95), ms(r.APIMax), r.Downloads, ms(r.DownloadMedian), ms(r.DownloadP95))
+	}
+}
+
+// GalaxyLoadConfig is scenario (d) of the Ansible study: the Galaxy reads ansible-galaxy
+// pages through on every install, under load (wrk), one endpoint at a time.
+type GalaxyLoadConfig struct {
+	Target      Target
+	BasePath    string
+	Collection  string // namespace/name whose versions are listed
+	Connections int
+	Duration    time.Duration
+}
+
+// GalaxyLoadRow is one endpoint of one server under load.
+type GalaxyLoadRow struct {
+	Server, Endpoint string
+	RPS              float64
+	P50, P95, P99    time.Duration
+	Errors           int64
+	CPU              float64 // the server's processes, cores
+}
+
+// GalaxyLoad runs the scenario on one target.
+func GalaxyLoad(ctx context.Context, cfg GalaxyLoadConfig) ([]GalaxyLoadRow, error) {
+	api := strings.TrimSuffix(cfg.Target.URL, "/") + "/pulp_ansible/galaxy/" + strings.Trim(cfg.BasePath, "/") + "/api/v3/"
+	index := api + "plugin/ansible/content/" + strings.Trim(cfg.BasePath, "/") + "/collections/index/"
+	auth := "Basic " + base64.StdEncoding.EncodeToString([]byte(cfg.Target.User+":"+cfg.Target.Password))
+	var rows []GalaxyLoadRow
+	for _, e := range []struct{ name, url string }{
+		{"collections index, 100 a page", index + "?limit=100"},
+		{"versions of " + cfg.Collection + ", 100 a page", index + cfg.Collection + "/versions/?limit=100"},
+	} {
+		s := load.StartSampler(200*time.Millisecond, cfg.Target.Procs)
+		w, err := load.Wrk(ctx, load.WrkConfig{URLs: []string{e.url}, Connections: cfg.Connections, Duration: cfg.Duration,
+			Timeout: 10 * time.Second, Headers: map[string]string{"Authorization": auth}})
+		u := s.Stop()
+		if err != nil {
+			return rows, fmt.Errorf("%s: %w", e.name, err)
+		}
+		rows = append(rows, GalaxyLoadRow{Server: cfg.Target.Name, Endpoint: e.name, RPS: w.RPS, P50: w.P50, P95: w.P95, P99: w.P99,
+			Errors: w.Non2xx3xx + w.SocketErrors, CPU: u.TotalCPU})
+	}
+	return rows, nil
+}
+
+// GalaxyLoadMarkdown renders the rows as a table.
+func GalaxyLoadMarkdown(w io.Writer, title string, rows []GalaxyLoadRow) {
+	fmt.Fprintf(w, "\n%s\n\n| server | endpoint | req/s | p50 | p95 | p99 | errors | server CPU (cores) |\n", title)
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- |")
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s | %s | %.0f | %s | %s | %s | %d | %.2f |\n", r.Server, r.Endpoint, r.RPS, ms(r.P50), ms(r.P95), ms(r.P99), r.Errors, r.CPU)
 	}
 }

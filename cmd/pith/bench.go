@@ -576,6 +576,9 @@ func benchGalaxyInstall(ctx context.Context, args []string) error {
 	galaxy := fs.String("ansible-galaxy", os.Getenv("PITH_ANSIBLE_GALAXY"), "the ansible-galaxy executable (env PITH_ANSIBLE_GALAXY)")
 	rounds := fs.Int("rounds", 5, "installs per server, each into an empty collections path with no response cache")
 	title := fs.String("title", "ansible-galaxy collection install", "table title")
+	loadFor := fs.Duration("load", 0, "then put the collections index and a versions list under wrk load this long each (0: not)")
+	conns := fs.Int("connections", 16, "wrk connections of --load")
+	pid := fs.Int("pid", 0, "process id of --url, for its CPU under --load")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -585,12 +588,13 @@ func benchGalaxyInstall(ctx context.Context, args []string) error {
 	if *galaxy == "" {
 		return fmt.Errorf("--ansible-galaxy: not set (scripts/test installs ansible-core 2.19.14 into ~/.cache/pith/venv-ansible)")
 	}
-	pith, stop, err := sf.pith(ctx, "install", *url, *user, *password, 0)
+	pith, stop, err := sf.pith(ctx, "install", *url, *user, *password, *pid)
 	if err != nil {
 		return err
 	}
 	defer stop()
 	var rows []bench.InstallRow
+	var loads []bench.GalaxyLoadRow
 	for _, t := range append([]bench.Target{pith}, sf.peers...) {
 		bp := *basePath
 		if bp == "" {
@@ -604,6 +608,19 @@ func benchGalaxyInstall(ctx context.Context, args []string) error {
 			return fmt.Errorf("%s: %w", t.Name, err)
 		}
 		rows = append(rows, row)
+		if *loadFor > 0 {
+			coll := strings.ReplaceAll(strings.Split(*specs, ",")[0], ".", "/") + "/"
+			got, err := bench.GalaxyLoad(ctx, bench.GalaxyLoadConfig{Target: t, BasePath: bp, Collection: coll, Connections: *conns, Duration: *loadFor})
+			loads = append(loads, got...)
+			if err != nil {
+				return fmt.Errorf("%s: %w", t.Name, err)
+			}
+		}
 	}
-	return sf.write("galaxy-install", func(w io.Writer) { bench.InstallMarkdown(w, *title, rows) }, nil)
+	return sf.write("galaxy-install", func(w io.Writer) {
+		bench.InstallMarkdown(w, *title, rows)
+		if len(loads) > 0 {
+			bench.GalaxyLoadMarkdown(w, fmt.Sprintf("Galaxy reads under load (wrk, %d connections, %v each)", *conns, *loadFor), loads)
+		}
+	}, nil)
 }

@@ -29,9 +29,16 @@ func (c *Core) runBulkModify(ctx context.Context, r *task.Run) error {
 	if err := r.Args(&a); err != nil {
 		return err
 	}
+	return c.BulkChange(ctx, r, a.Repositories, meta.Change{RemoveAll: a.RemoveAll, Remove: a.Remove, Add: a.Add})
+}
+
+// BulkChange makes the version ch makes of each repository (UUIDs) in one transaction,
+// set-based (meta.NewVersions), then reports each version and applies its repository's
+// retention and autopublish. The task holds the repositories' locks.
+func (c *Core) BulkChange(ctx context.Context, r *task.Run, repos []string, ch meta.Change) error {
 	byID := map[string]meta.Repository{}
-	for start := 0; start < len(a.Repositories); start += 500 {
-		part := a.Repositories[start:min(start+500, len(a.Repositories))]
+	for start := 0; start < len(repos); start += 500 {
+		part := repos[start:min(start+500, len(repos))]
 		got, _, err := meta.ListRepositories(ctx, c.DB, meta.List{Where: []string{"r.pulp_id IN " + rest.Placeholders(len(part))}, Args: rest.Args(part)})
 		if err != nil {
 			return err
@@ -40,9 +47,9 @@ func (c *Core) runBulkModify(ctx context.Context, r *task.Run) error {
 			byID[repo.PulpID] = repo
 		}
 	}
-	ids := make([]int64, 0, len(a.Repositories))
+	ids := make([]int64, 0, len(repos))
 	byRepo := map[int64]meta.Repository{}
-	for _, id := range a.Repositories {
+	for _, id := range repos {
 		repo, ok := byID[id]
 		if !ok {
 			return fmt.Errorf("repository %s: %w (deleted after the request)", id, meta.ErrNotFound)
@@ -52,9 +59,10 @@ func (c *Core) runBulkModify(ctx context.Context, r *task.Run) error {
 	}
 	p := r.Progress("bulk_modify.repositories", "Adding and removing content in repositories", int64(len(ids)))
 	var versions []meta.Version
+	ch.Finalize = c.Finalize
 	err := c.DB.Tx(ctx, func(tx *meta.Tx) error {
 		var err error
-		versions, err = meta.NewVersions(ctx, tx, ids, meta.Change{RemoveAll: a.RemoveAll, Remove: a.Remove, Add: a.Add, Finalize: c.Finalize})
+		versions, err = meta.NewVersions(ctx, tx, ids, ch)
 		return err
 	})
 	if err != nil {

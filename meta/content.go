@@ -300,6 +300,13 @@ func UpdateContentLabels(ctx context.Context, q Querier, id int64, l Labels) err
 	return err
 }
 
+// UpdateContentAttrs rewrites a unit's attrs (a type's metadata made again from the
+// unit's own files: ansible's rebuild_metadata).
+func UpdateContentAttrs(ctx context.Context, q Querier, id int64, attrs json.RawMessage) error {
+	_, err := q.Exec(ctx, `UPDATE contents SET attrs = ?, updated = ? WHERE id = ?`, rawText(attrs), Now(), id)
+	return err
+}
+
 // FileRef is what the content app needs to send one file of a unit.
 type FileRef struct {
 	ContentArtifactID int64

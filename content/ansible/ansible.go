@@ -3,6 +3,7 @@ package ansible
 import (
 	"pith/content"
 	"pith/meta"
+	"pith/sign"
 	"pith/task"
 )
 
@@ -29,6 +30,11 @@ const (
 type Plugin struct {
 	core *content.Core
 	db   *meta.DB
+	// signer signs for the signing service signerID (nil: none).
+	signer   *sign.Signer
+	signerID string
+	// roleOrigin replaces GitHub as where role archives come from ("": GitHub).
+	roleOrigin string
 }
 
 // New returns the ansible type over a core.
@@ -39,5 +45,7 @@ func (*Plugin) Name() string { return "ansible" }
 
 // Tasks are the type's task functions by name.
 func (p *Plugin) Tasks() map[string]task.Func {
-	return map[string]task.Func{}
+	return map[string]task.Func{CopyMoveTask: p.runCopyMove, CopyContentTask: p.runCopyContent, MarkTask: p.runMark(true),
+		UnmarkTask: p.runMark(false), SignTask: p.runSign, RebuildTask: p.runRebuild, RoleSyncTask: p.runRoleSync,
+		GitSyncTask: p.runGitSync}
 }

@@ -13,6 +13,8 @@ import (
 func (p *Plugin) Declare(t *rest.Table) error {
 	p.declareUnits(t)
 	p.declareOtherUnits(t)
+	p.declareOps(t)
+	p.declareTags(t)
 	t.Repository(rest.RepoKind{Type: RepoType, Title: "Ansible", Schema: "ansible.Ansible", PRN: "ansible.ansiblerepository",
 		Body: func() rest.RepoBody { return &repositoryIn{} }, View: func() rest.RepoView { return &repositoryResponse{} },
 		Remotes: []string{CollectionRemoteType, RoleRemoteType, GitRemoteType}})

@@ -112,6 +112,23 @@ func renderMark(c meta.Content) any {
 // slug is Django's SlugField: what a mark's value may be.
 var slug = regexp.MustCompile(`^[-a-zA-Z0-9_]+$`)
 
+// checkSlug refuses a mark value that is not a slug.
+func checkSlug(v string) error {
+	if !slug.MatchString(v) {
+		return rest.BadField("value", `Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.`)
+	}
+	return nil
+}
+
+// decodeRequired reads a JSON or form body into v and refuses one without the fields.
+func decodeRequired(r *http.Request, v any, fields ...string) error {
+	raw, err := rest.DecodeBody(r, v)
+	if err != nil {
+		return err
+	}
+	return rest.Require(raw, fields...)
+}
+
 // namespaceAttrs are a namespace's metadata.
 type namespaceAttrs struct {
 	Name           string            `json:"name"`
@@ -485,11 +502,7 @@ type deprecationIn struct {
 // repository named).
 func (p *Plugin) deprecationCreate(w http.ResponseWriter, r *http.Request) error {
 	var in deprecationIn
-	raw, err := rest.DecodeBody(r, &in)
-	if err != nil {
-		return err
-	}
-	if err := rest.Require(raw, "name", "namespace"); err != nil {
+	if err := decodeRequired(r, &in, "name", "namespace"); err != nil {
 		return err
 	}
 	labels, err := rest.SetLabels(in.PulpLabels)
@@ -514,15 +527,11 @@ type markIn struct {
 // the repository's mark operation).
 func (p *Plugin) markCreate(w http.ResponseWriter, r *http.Request) error {
 	var in markIn
-	raw, err := rest.DecodeBody(r, &in)
-	if err != nil {
+	if err := decodeRequired(r, &in, "marked_collection", "value"); err != nil {
 		return err
 	}
-	if err := rest.Require(raw, "marked_collection", "value"); err != nil {
+	if err := checkSlug(in.Value); err != nil {
 		return err
-	}
-	if !slug.MatchString(in.Value) {
-		return rest.BadField("value", `Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.`)
 	}
 	cv, err := p.cvByHref(r.Context(), "marked_collection", in.MarkedCollection)
 	if err != nil {
@@ -547,11 +556,7 @@ type roleIn struct {
 // roleCreate stores a role version from an artifact (its archive).
 func (p *Plugin) roleCreate(w http.ResponseWriter, r *http.Request) error {
 	var in roleIn
-	raw, err := rest.DecodeBody(r, &in)
-	if err != nil {
-		return err
-	}
-	if err := rest.Require(raw, "artifact", "version", "name", "namespace"); err != nil {
+	if err := decodeRequired(r, &in, "artifact", "version", "name", "namespace"); err != nil {
 		return err
 	}
 	if in.Repository != nil {

@@ -149,12 +149,7 @@ func (p *Plugin) importArtifact(ctx context.Context, artifact int64, want Expect
 	if err != nil {
 		return meta.Content{}, err
 	}
-	rc, err := p.core.Store.Open(ctx, art.SHA256)
-	if err != nil {
-		return meta.Content{}, err
-	}
-	defer rc.Close()
-	v, err := collection.Read(rc, collection.Options{})
+	v, err := p.readArtifact(ctx, art)
 	if err != nil {
 		return meta.Content{}, fmt.Errorf("importing the collection: %w", err)
 	}
@@ -176,6 +171,16 @@ func (p *Plugin) importArtifact(ctx context.Context, artifact int64, want Expect
 		return meta.PutDocuments(ctx, tx, out.ID, docs)
 	})
 	return out, err
+}
+
+// readArtifact reads a stored collection tarball.
+func (p *Plugin) readArtifact(ctx context.Context, art meta.Artifact) (*collection.Version, error) {
+	rc, err := p.core.Store.Open(ctx, art.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return collection.Read(rc, collection.Options{})
 }
 
 // check fails when the collection is not the one expected, naming both.

@@ -2,7 +2,9 @@ package collection
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +63,75 @@ func FuzzPyDocStrings(f *testing.F) {
 	f.Add("DOCUMENTATION = ('a' \\\n 'b') # c\nx = \"\"\"\n'''\n\"\"\"\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		pyDocStrings(src)
+	})
+}
+
+// FuzzGalaxyYML: whatever galaxy.yml holds, parseGalaxyYML returns a checked build
+// metadata or an *Error with a kind, never panics; what it accepts writes a
+// MANIFEST.json that Read's parser accepts with the same collection.
+func FuzzGalaxyYML(f *testing.F) {
+	var cases []buildCase
+	if err := json.Unmarshal(readFile(f, "build/cases.json"), &cases); err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range cases {
+		if s := c.Files[GalaxyYML]; s.Body != nil {
+			f.Add(*s.Body)
+		}
+	}
+	f.Add(testGalaxy + "tags: x\nauthors: me\ndependencies:\nmanifest: {directives: ['graft x', y], omit_default_directives: yes}\n")
+	f.Add("a: &a [*a]\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		m, err := parseGalaxyYML([]byte(src))
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || !(errors.Is(err, ErrFormat) || errors.Is(err, ErrInvalid)) {
+				t.Fatalf("%v is not an *Error of a galaxy.yml kind", err)
+			}
+			return
+		}
+		b := manifestJSONFor(m, strings.Repeat("0", 64))
+		if !json.Valid(b) {
+			t.Fatalf("invalid JSON %s", b)
+		}
+		got, err := parseManifest(b)
+		if err != nil {
+			t.Fatalf("the MANIFEST.json built does not parse: %v\n%s", err, b)
+		}
+		if got.info.Namespace != m.namespace || got.info.Name != m.name || got.info.Version != m.version {
+			t.Fatalf("round trip: %+v from %s", got.info, b)
+		}
+	})
+}
+
+// FuzzBuildPatterns: every pattern compiles (Python's translate never fails on one) and
+// matching ends, within its budget.
+func FuzzBuildPatterns(f *testing.F) {
+	for _, s := range []string{"*.pyc", "[!]a]*", "[.]x", "*[!x]b*", "a[b-a-a]", "**/x?", "[\\-.]"} {
+		f.Add(s, "a/b.pyc")
+	}
+	f.Fuzz(func(t *testing.T, pat, name string) {
+		if len(pat) > 64 || len(name) > 256 {
+			return
+		}
+		b := &budget{1 << 40}
+		fm, err := newFnmatcher(pat)
+		if err != nil {
+			t.Fatalf("fnmatch %q: %v", pat, err)
+		}
+		fm.match(name, b)
+		// distlib's rewrite can turn a set holding a dot into regular expression syntax.
+		rewritten := strings.Contains(pat, "[") && strings.Contains(pat, ".")
+		for _, prefix := range []*string{nil, &pat} {
+			for _, anchor := range []bool{true, false} {
+				m, err := newDistlibMatcher(pat, anchor, prefix, "/r")
+				if err != nil && !(rewritten && (errors.Is(err, errUnsupported) || errors.Is(err, errPattern))) {
+					t.Fatalf("distlib %q: %v", pat, err)
+				}
+				if err == nil {
+					m.match(name, b)
+				}
+			}
+		}
 	})
 }

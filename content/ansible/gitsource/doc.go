@@ -1,0 +1,29 @@
+// Package gitsource fetches one ref of a git repository into a temporary directory and
+// builds the Ansible collection at its root, for pulp_ansible's git remotes (url,
+// git_ref, metadata_only and the usual remote settings).
+//
+// It runs the git binary rather than a Go implementation. git is the reference
+// implementation of every transport and protocol (v2, shallow fetches of any commit,
+// HTTP/2, proxies, client certificates through libcurl), it is on every machine pith
+// builds and tests on, and it checks out the way pulp_ansible's checkout does (line
+// endings and other attributes), which the artifact's checksums depend on. go-git (v5)
+// would add about a dozen modules and 100k lines for less: partial shallow-fetch
+// support, no protocol v2 for fetches by commit, a history of path-traversal fixes in
+// its checkout. The price is a process per step and a bound on memory that git keeps
+// by itself (core.bigFileThreshold) rather than one this package enforces.
+//
+// Invariants:
+//   - git runs with no system, global or repository configuration but what this package
+//     sets (passed in the environment, never on the command line, so that passwords are
+//     not in the process list): no hooks, no filters or other configured drivers, no
+//     submodules, no credential helpers or prompts but its own, only the https, http
+//     and git transports (file:// and local paths only when the caller allows them).
+//   - Every step is bounded: the whole fetch and checkout by a deadline (the process
+//     group is killed), the objects received by size (watched while they arrive), the
+//     tree by entries, bytes, path length and depth before anything is checked out.
+//   - The work tree holds only the repository's files (the git directory is beside it,
+//     not in it); links in it are left for collection.Build, which never follows them
+//     out of the tree.
+//   - Every error is an *Error naming the URL (credentials redacted) and the ref, with
+//     one Err* kind; a ref the remote does not have is ErrRefNotFound.
+package gitsource

@@ -99,6 +99,11 @@ func applyRemote(cur meta.Remote, k rest.RemoteKind, raw map[string]json.RawMess
 	if proxyUser != proxyPassword {
 		return cur, rest.NonField("proxy username and password can only be specified together")
 	}
+	if v, ok := body.(rest.Validator); ok {
+		if err := v.Validate(); err != nil {
+			return cur, err
+		}
+	}
 	out := cur
 	out.Type, out.Name, out.URL, out.Policy = k.Type, in.Name, in.URL, in.Policy
 	if rest.Has(raw, "pulp_labels") || !partial {

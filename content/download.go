@@ -26,15 +26,16 @@ func (s *blobSink) Abort()                      { s.w.Cancel(s.ctx) }
 // tempSink stages one download attempt in an unnamed temporary file while hashing it,
 // up to a limit.
 type tempSink struct {
-	f     *os.File
-	h     hash.Hash
-	n     int64
-	limit int64
+	f        *os.File
+	h        hash.Hash
+	n        int64
+	limit    int64
+	tooLarge error
 }
 
 func (s *tempSink) Write(p []byte) (int, error) {
 	if s.n += int64(len(p)); s.n > s.limit {
-		return 0, tooLarge(s.limit)
+		return 0, s.tooLarge
 	}
 	s.h.Write(p)
 	n, err := s.f.Write(p)
@@ -48,6 +49,14 @@ func tooLarge(limit int64) error {
 	return fmt.Errorf("larger than %d MiB, the limit of a metadata file (max-metadata-mib)", limit>>20)
 }
 
+// tooLargeDoc is the error of a document above a type's own bound, smaller than the
+// setting's.
+type tooLargeDoc int64
+
+func (l tooLargeDoc) Error() string {
+	return fmt.Sprintf("larger than %d MiB, the limit of such a document", int64(l)>>20)
+}
+
 func (s *tempSink) Abort() { s.f.Close() }
 
 // FetchTemp downloads url (with the downloader's retries) into an unnamed temporary
@@ -56,8 +65,18 @@ func (s *tempSink) Abort() { s.f.Close() }
 // the core's metadata limit fails, whether or not its size was declared: the
 // upstream decides what it sends, and the temporary directory is not without end.
 func (c *Core) FetchTemp(ctx context.Context, d *download.Downloader, url string, want download.Expect, newHash func() hash.Hash) (*os.File, string, error) {
-	if want.Size > c.maxMetadata {
-		return nil, "", &download.Error{URL: url, Err: fmt.Errorf("declared size %d is %w", want.Size, tooLarge(c.maxMetadata))}
+	return c.FetchTempUpTo(ctx, d, url, want, newHash, c.maxMetadata)
+}
+
+// FetchTempUpTo is FetchTemp for a document a type bounds itself (an API answer the size
+// of a page): the bound is limit, or the setting's when that is smaller.
+func (c *Core) FetchTempUpTo(ctx context.Context, d *download.Downloader, url string, want download.Expect, newHash func() hash.Hash, limit int64) (*os.File, string, error) {
+	var over error = tooLargeDoc(limit)
+	if limit >= c.maxMetadata {
+		limit, over = c.maxMetadata, tooLarge(c.maxMetadata)
+	}
+	if want.Size > limit {
+		return nil, "", &download.Error{URL: url, Err: fmt.Errorf("declared size %d is %w", want.Size, over)}
 	}
 	var last *tempSink
 	_, err := d.Fetch(ctx, url, want, func() (download.Sink, error) {
@@ -65,7 +84,7 @@ func (c *Core) FetchTemp(ctx context.Context, d *download.Downloader, url string
 		if err != nil {
 			return nil, err
 		}
-		last = &tempSink{f: f, h: newHash(), limit: c.maxMetadata}
+		last = &tempSink{f: f, h: newHash(), limit: limit, tooLarge: over}
 		return last, nil
 	})
 	if err != nil {

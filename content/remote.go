@@ -27,6 +27,10 @@ type remoteAttrs struct {
 	Headers             []map[string]string `json:"headers"`
 	DownloadConcurrency *int64              `json:"download_concurrency"`
 	RateLimit           *int64              `json:"rate_limit"`
+	// Token and AuthURL are pulp_ansible's collection remote's Galaxy token and SSO
+	// server.
+	Token   *string `json:"token"`
+	AuthURL *string `json:"auth_url"`
 }
 
 func str(p *string) string {
@@ -57,7 +61,10 @@ func DownloadConfig(r meta.Remote) (download.Config, error) {
 		Username: str(a.Username), Password: str(a.Password), MaxRetries: int(num(a.MaxRetries)),
 		TotalTimeout: num(a.TotalTimeout), ConnectTimeout: num(a.ConnectTimeout), SockConnectTimeout: num(a.SockConnectTimeout),
 		SockReadTimeout: num(a.SockReadTimeout), DownloadConcurrency: int(num(a.DownloadConcurrency)), RateLimit: int(num(a.RateLimit)),
-		Headers: map[string]string{},
+		Headers: map[string]string{}, Token: str(a.Token),
+	}
+	if c.Token != "" {
+		c.AuthURL = str(a.AuthURL) // pulp_ansible asks the SSO server only with a token
 	}
 	if a.TLSValidation != nil {
 		c.TLSValidation = *a.TLSValidation

@@ -97,7 +97,8 @@ type RemoteIn struct {
 // Remote gives a type's body (which embeds RemoteIn) to the generic code.
 func (r *RemoteIn) Remote() *RemoteIn { return r }
 
-// RemoteBody is a remote type's body: it embeds RemoteIn.
+// RemoteBody is a remote type's body: it embeds RemoteIn. One that also implements
+// Validator checks its own fields.
 type RemoteBody interface{ Remote() *RemoteIn }
 
 // HiddenField says whether a write-only remote field is set.

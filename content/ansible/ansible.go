@@ -47,5 +47,5 @@ func (*Plugin) Name() string { return "ansible" }
 func (p *Plugin) Tasks() map[string]task.Func {
 	return map[string]task.Func{CopyMoveTask: p.runCopyMove, CopyContentTask: p.runCopyContent, MarkTask: p.runMark(true),
 		UnmarkTask: p.runMark(false), SignTask: p.runSign, RebuildTask: p.runRebuild, RoleSyncTask: p.runRoleSync,
-		GitSyncTask: p.runGitSync}
+		GitSyncTask: p.runGitSync, SyncTask: p.runSync}
 }

@@ -17,9 +17,12 @@ func (p *Plugin) Declare(t *rest.Table) error {
 	p.declareTags(t)
 	t.Repository(rest.RepoKind{Type: RepoType, Title: "Ansible", Schema: "ansible.Ansible", PRN: "ansible.ansiblerepository",
 		Body: func() rest.RepoBody { return &repositoryIn{} }, View: func() rest.RepoView { return &repositoryResponse{} },
-		Remotes: []string{CollectionRemoteType, RoleRemoteType, GitRemoteType}})
+		Remotes: []string{CollectionRemoteType, RoleRemoteType, GitRemoteType},
+		Sync:    &rest.Action{Body: syncIn{}, BodyName: "AnsibleRepositorySyncURL", Handler: p.syncRepository}})
 	t.Remote(rest.RemoteKind{Type: CollectionRemoteType, Title: "Collection", Schema: "ansible.Collection", PRN: "ansible.collectionremote",
-		Body: func() rest.RemoteBody { return &collectionRemoteIn{} }, View: func() rest.RemoteView { return &collectionRemoteResponse{} },
+		Body: func() rest.RemoteBody {
+			return &collectionRemoteIn{collectionRemoteAttrs: collectionRemoteAttrs{SyncDependencies: true}} // pulp_ansible's default
+		}, View: func() rest.RemoteView { return &collectionRemoteResponse{} },
 		Filters: []rest.Filter{{Name: "url", Col: "m.url", Lookups: []string{"exact", "contains", "icontains", "in"}}}})
 	t.Remote(rest.RemoteKind{Type: RoleRemoteType, Title: "Role", Schema: "ansible.Role", PRN: "ansible.roleremote",
 		Body: func() rest.RemoteBody { return &roleRemoteIn{} }, View: func() rest.RemoteView { return &roleRemoteResponse{} }})

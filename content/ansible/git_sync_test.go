@@ -1,7 +1,7 @@
 package ansible_test
 
 import (
-	"context"
+	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
 	"os"
@@ -10,9 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"pith/api/href"
 	"pith/content/ansible"
-	"pith/task"
 )
 
 func git(t *testing.T, dir string, args ...string) {
@@ -74,13 +72,11 @@ func TestGitSync(t *testing.T) {
 			t.Fatalf("remote: %d %v", code, m)
 		}
 		remote := m["pulp_href"].(string)
-		id := func(h string) string { p := strings.Split(strings.TrimSuffix(h, "/"), "/"); return p[len(p)-1] }
-		tk, err := e.Core.Env().Queue.Dispatch(context.Background(), task.Spec{Name: ansible.GitSyncTask,
-			Args: ansible.GitSyncArgs{Repository: id(repo), Remote: id(remote)}, Exclusive: []string{repo}})
-		if err != nil {
-			t.Fatal(err)
+		code, m = e.JSON("POST", repo+"sync/", map[string]any{"remote": remote})
+		if code != http.StatusAccepted {
+			t.Fatalf("sync: %d %v", code, m)
 		}
-		if got := e.Wait(href.Task(tk.PulpID)); got["state"] != "completed" {
+		if got := e.Wait(m["task"].(string)); got["state"] != "completed" || got["name"] != ansible.GitSyncTask {
 			t.Fatalf("metadata_only=%v: %v %v", metadataOnly, got["state"], got["error"])
 		}
 		code, m, _ = e.Do("GET", "/pulp/api/v3/content/ansible/collection_versions/?repository_version="+latest(t, e, repo), "", nil)

@@ -7,12 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"pith/api/href"
 	"pith/content"
 	"pith/content/ansible"
 	"pith/content/contenttest"
 	"pith/internal/testgalaxy"
-	"pith/task"
 )
 
 // roleEnv is an env whose role archives come from origin.
@@ -28,15 +26,15 @@ func roleEnv(t *testing.T, origin string) *contenttest.Env {
 // syncRoles runs a role sync of the repository from the remote and returns the task.
 func syncRoles(t *testing.T, e *contenttest.Env, repo, remote string, mirror bool) map[string]any {
 	t.Helper()
-	rid := strings.Split(strings.TrimSuffix(repo, "/"), "/")
-	mid := strings.Split(strings.TrimSuffix(remote, "/"), "/")
-	tk, err := e.Core.Env().Queue.Dispatch(context.Background(), task.Spec{Name: ansible.RoleSyncTask,
-		Args:      ansible.RoleSyncArgs{Repository: rid[len(rid)-1], Remote: mid[len(mid)-1], Mirror: mirror},
-		Exclusive: []string{repo}, Shared: []string{remote}})
-	if err != nil {
-		t.Fatal(err)
+	code, m := e.JSON("POST", repo+"sync/", map[string]any{"remote": remote, "mirror": mirror})
+	if code != http.StatusAccepted {
+		t.Fatalf("sync: %d %v", code, m)
 	}
-	return e.Wait(href.Task(tk.PulpID))
+	tk := e.Wait(m["task"].(string))
+	if tk["name"] != ansible.RoleSyncTask {
+		t.Fatalf("a role remote's sync ran %v", tk["name"])
+	}
+	return tk
 }
 
 func roleRemote(t *testing.T, e *contenttest.Env, name, url, policy string) string {

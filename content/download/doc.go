@@ -12,7 +12,11 @@
 // never decompressed, so digests are of the bytes the server stores. Every failure is
 // an *Error naming the URL (its credentials redacted), the HTTP status if any, and what
 // was wrong. A remote's custom headers and basic auth go only to the host of its URL:
-// a request to, or a redirect to, another host goes without them.
+// a request to, or a redirect to, another host goes without them. A Galaxy token
+// (pulp_ansible's) goes the same way, in place of basic auth: as "Token <token>", or as
+// a bearer token obtained from an SSO server's refresh-token grant and obtained again
+// when a request is answered 401 (the request is then sent once more, outside the retry
+// policy).
 //
 // A 429 or 503 with Retry-After pauses every new request of the downloader until then,
 // not only the one retrying (a retry whose own backoff already covered the pause goes

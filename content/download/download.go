@@ -37,6 +37,14 @@ type Config struct {
 	SockConnectTimeout  float64           // seconds for the TCP connect alone; 0 = ConnectTimeout
 	SockReadTimeout     float64           // seconds without a byte before an attempt fails; 0 = 60
 	RateLimit           int               // requests per second; 0 = unlimited
+	// Token is a Galaxy API token (pulp_ansible's collection remotes): requests to the
+	// remote's own host carry "Authorization: Token <Token>", or, with AuthURL,
+	// "Authorization: Bearer <access token>", the access token obtained from AuthURL (an
+	// SSO server: Keycloak's refresh-token grant, as Automation Hub wants) with Token as
+	// the refresh token, and obtained again when a request is answered 401. Basic auth
+	// is not sent when a token is set.
+	Token   string
+	AuthURL string
 	// Adaptive makes DownloadConcurrency an upper bound: the number of requests in
 	// flight starts at 2 and follows throughput and 429/503 answers (see the package
 	// documentation).
@@ -95,6 +103,7 @@ type Downloader struct {
 	client  *http.Client
 	gate    *gate
 	limiter *limiter // nil when unlimited
+	bearer  bearer   // the access token obtained from AuthURL
 
 	// Knobs for tests.
 	backoff       time.Duration // base backoff before the first retry
@@ -129,6 +138,14 @@ func New(cfg Config) (*Downloader, error) {
 	if cfg.URL != "" {
 		if err := checkURL(cfg.URL); err != nil {
 			return nil, fmt.Errorf("url: %w", err)
+		}
+	}
+	if cfg.AuthURL != "" {
+		if cfg.Token == "" {
+			return nil, errors.New("auth_url: set without a token")
+		}
+		if err := checkURL(cfg.AuthURL); err != nil {
+			return nil, fmt.Errorf("auth_url: %w", err)
 		}
 	}
 	tlsCfg, err := tlsConfig(cfg)

@@ -125,39 +125,19 @@ func (d *Downloader) open(ctx context.Context, u string, want *Expect) (*http.Re
 }
 
 // request sends one GET; the caller holds the slot t. Errors worth another attempt are
-// marked retryable; a 429 or 503 also tells the gate the upstream is overloaded.
+// marked retryable; a 429 or 503 also tells the gate the upstream is overloaded. A 401
+// to a request with a bearer token obtained from AuthURL is sent once more with a new
+// one, outside the retry policy: the token expired, the request was fine.
 func (d *Downloader) request(ctx context.Context, u string, t *ticket) (*http.Response, error) {
-	if d.limiter != nil {
-		if err := d.limiter.wait(ctx); err != nil {
-			return nil, err
-		}
+	resp, auth, err := d.send(ctx, u)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized && d.cfg.AuthURL != "" && auth != "" {
+		io.CopyN(io.Discard, resp.Body, 4<<10)
+		resp.Body.Close()
+		d.bearer.expire(auth)
+		resp, _, err = d.send(ctx, u)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, fmt.Errorf("bad request: %w", err)
-	}
-	req.Header.Set("User-Agent", "pith")
-	if d.ownHost(req.URL, req.URL) {
-		for k, v := range d.cfg.Headers {
-			if strings.EqualFold(k, "Host") {
-				req.Host = v
-				continue
-			}
-			req.Header.Set(k, v)
-		}
-		if d.cfg.Username != "" || d.cfg.Password != "" {
-			req.SetBasicAuth(d.cfg.Username, d.cfg.Password)
-		}
-	}
-	resp, err := d.client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, &retryable{err: context.Cause(ctx)}
-		}
-		if permanent(err) {
-			return nil, err
-		}
-		return nil, &retryable{err: err}
+		return nil, err
 	}
 	if resp.StatusCode == http.StatusOK {
 		return resp, nil
@@ -174,6 +154,51 @@ func (d *Downloader) request(ctx context.Context, u string, t *ticket) (*http.Re
 		return nil, &retryable{err: se, after: after}
 	}
 	return nil, se
+}
+
+// send sends one GET with the remote's headers and credentials when u is on its host,
+// and returns the Authorization it sent.
+func (d *Downloader) send(ctx context.Context, u string) (*http.Response, string, error) {
+	if d.limiter != nil {
+		if err := d.limiter.wait(ctx); err != nil {
+			return nil, "", err
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, "", fmt.Errorf("bad request: %w", err)
+	}
+	req.Header.Set("User-Agent", "pith")
+	auth := ""
+	if d.ownHost(req.URL, req.URL) {
+		for k, v := range d.cfg.Headers {
+			if strings.EqualFold(k, "Host") {
+				req.Host = v
+				continue
+			}
+			req.Header.Set(k, v)
+		}
+		switch {
+		case d.cfg.Token != "":
+			if auth, err = d.authorization(ctx); err != nil {
+				return nil, "", err
+			}
+			req.Header.Set("Authorization", auth)
+		case d.cfg.Username != "" || d.cfg.Password != "":
+			req.SetBasicAuth(d.cfg.Username, d.cfg.Password)
+		}
+	}
+	resp, err := d.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, auth, &retryable{err: context.Cause(ctx)}
+		}
+		if permanent(err) {
+			return nil, auth, err
+		}
+		return nil, auth, &retryable{err: err}
+	}
+	return resp, auth, nil
 }
 
 // permanent reports client errors that another attempt cannot fix: an unusable URL or

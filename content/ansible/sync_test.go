@@ -1,0 +1,123 @@
+package ansible_test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"pith/content/contenttest"
+)
+
+// syncEnv is a running pith and a Galaxy fixture to sync from.
+type syncEnv struct {
+	*contenttest.Env
+	g *galaxyFixture
+}
+
+func newSyncEnv(t *testing.T) *syncEnv {
+	t.Helper()
+	return &syncEnv{Env: newEnv(t), g: newGalaxy(t)}
+}
+
+// create posts a body that must be created (201) and returns its href.
+func (e *syncEnv) create(path string, body map[string]any) string {
+	e.T.Helper()
+	code, m := e.JSON("POST", path, body)
+	if code != http.StatusCreated {
+		e.T.Fatalf("POST %s: %d %v", path, code, m)
+	}
+	return m["pulp_href"].(string)
+}
+
+// remote creates a collection remote of the fixture with extra fields.
+func (e *syncEnv) remote(name string, fields map[string]any) string {
+	e.T.Helper()
+	body := map[string]any{"name": name, "url": e.g.URL(), "max_retries": 0}
+	for k, v := range fields {
+		body[k] = v
+	}
+	return e.create("/pulp/api/v3/remotes/ansible/collection/", body)
+}
+
+func (e *syncEnv) repo(name string, remote string) string {
+	e.T.Helper()
+	body := map[string]any{"name": name}
+	if remote != "" {
+		body["remote"] = remote
+	}
+	return e.create("/pulp/api/v3/repositories/ansible/ansible/", body)
+}
+
+// sync runs a sync and returns its task, finished.
+func (e *syncEnv) sync(repo string, body map[string]any) map[string]any {
+	e.T.Helper()
+	code, m := e.JSON("POST", repo+"sync/", body)
+	if code != http.StatusAccepted {
+		e.T.Fatalf("sync: %d %v", code, m)
+	}
+	return e.Wait(m["task"].(string))
+}
+
+// syncOK runs a sync that must complete.
+func (e *syncEnv) syncOK(repo string, body map[string]any) map[string]any {
+	e.T.Helper()
+	task := e.sync(repo, body)
+	if task["state"] != "completed" {
+		e.T.Fatalf("sync: %v: %v", task["state"], task["error"])
+	}
+	return task
+}
+
+// latest is the number of the repository's latest version.
+func (e *syncEnv) latest(repo string) string {
+	e.T.Helper()
+	code, m, _ := e.Do("GET", repo, "", nil)
+	if code != 200 {
+		e.T.Fatalf("GET %s: %d %v", repo, code, m)
+	}
+	return m["latest_version_href"].(string)
+}
+
+// held lists the collection versions of the repository's latest version, sorted:
+// "namespace.name version".
+func (e *syncEnv) held(repo string) []string {
+	e.T.Helper()
+	out := []string{}
+	next := "/pulp/api/v3/content/ansible/collection_versions/?limit=1000&repository_version=" + e.latest(repo)
+	for next != "" {
+		code, m, _ := e.Do("GET", strings.TrimPrefix(next, e.URL), "", nil)
+		if code != 200 {
+			e.T.Fatalf("content list: %d %v", code, m)
+		}
+		for _, r := range m["results"].([]any) {
+			cv := r.(map[string]any)
+			out = append(out, fmt.Sprintf("%s.%s %s", cv["namespace"], cv["name"], cv["version"]))
+		}
+		next, _ = m["next"].(string)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// cv reads the collection version of the repository's latest version with that name.
+func (e *syncEnv) cv(repo, fullname, version string) map[string]any {
+	e.T.Helper()
+	ns, name, _ := strings.Cut(fullname, ".")
+	code, m, _ := e.Do("GET", fmt.Sprintf("/pulp/api/v3/content/ansible/collection_versions/?namespace=%s&name=%s&version=%s&repository_version=%s",
+		ns, name, version, e.latest(repo)), "", nil)
+	if code != 200 || m["count"].(float64) != 1 {
+		e.T.Fatalf("%s %s: %d %v", fullname, version, code, m)
+	}
+	return m["results"].([]any)[0].(map[string]any)
+}
+
+func want(t *testing.T, what string, got []string, want ...string) {
+	t.Helper()
+	sort.Strings(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
+	}
+}

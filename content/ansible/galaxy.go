@@ -14,7 +14,6 @@ import (
 	"pith/api/href"
 	"pith/api/rest"
 	"pith/internal/lru"
-	"pith/meta"
 )
 
 // The Galaxy API: pulp_ansible's v3 API (and the v1 roles API) under
@@ -24,8 +23,8 @@ import (
 // and kept in a bounded cache: a version never changes, so neither does its index, and
 // its answers carry an ETag a client may revalidate with.
 
-// galaxy is the state of the Galaxy API: where content is served and the caches.
-type galaxy struct {
+// galaxyAPI is the state of the Galaxy API: where content is served and the caches.
+type galaxyAPI struct {
 	p *Plugin
 	// contentOrigin is where the content app serves (download URLs point there); empty:
 	// the origin of the request.
@@ -42,8 +41,8 @@ const (
 	maxDetailBytes = 64 << 20
 )
 
-func newGalaxy(p *Plugin) *galaxy {
-	return &galaxy{p: p, indexes: newIndexCache(maxIndexBytes),
+func newGalaxy(p *Plugin) *galaxyAPI {
+	return &galaxyAPI{p: p, indexes: newIndexCache(maxIndexBytes),
 		details: lru.NewWeighted[string, []byte](maxDetailBytes, func(b []byte) int64 { return int64(len(b)) + 128 })}
 }
 
@@ -53,12 +52,12 @@ func newGalaxy(p *Plugin) *galaxy {
 func (p *Plugin) SetContentOrigin(origin string) { p.galaxy.contentOrigin = strings.TrimSuffix(origin, "/") }
 
 // contentURL is the content app's URL of a path of a distribution.
-func (g *galaxy) contentURL(r *http.Request, basePath, path string) string {
+func (g *galaxyAPI) contentURL(r *http.Request, basePath, path string) string {
 	origin := g.contentOrigin
 	if origin == "" {
 		origin = rest.OriginOf(r.Context())
 	}
-	return origin + "/pulp/content/" + escapePath(basePath) + "/" + url.PathEscape(path)
+	return origin + "/pulp/content/" + escapePath(basePath) + "/" + escapePath(path)
 }
 
 // escapePath escapes each segment of a path that may hold slashes (a base path).
@@ -165,7 +164,7 @@ func (p *Plugin) served(r *http.Request) (dist, *vindex, error) {
 // The tag names the served version (and its repository's last change), the request's
 // path and query and the origins its absolute links use, so it changes whenever the
 // answer may.
-func (g *galaxy) notModified(w http.ResponseWriter, r *http.Request, d dist) bool {
+func (g *galaxyAPI) notModified(w http.ResponseWriter, r *http.Request, d dist) bool {
 	h := sha256.New()
 	for _, s := range []string{d.indexKey(), d.BasePath, r.URL.EscapedPath(), r.URL.RawQuery, rest.OriginOf(r.Context()), g.contentOrigin} {
 		h.Write([]byte(s))

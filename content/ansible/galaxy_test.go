@@ -1,0 +1,193 @@
+package ansible_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"strings"
+	"testing"
+
+	"pith/content/contenttest"
+)
+
+// galaxyDist makes a repository and a distribution of it at base path bp.
+func galaxyDist(t *testing.T, e *contenttest.Env, bp string) (repo string) {
+	t.Helper()
+	code, m := e.JSON("POST", "/pulp/api/v3/repositories/ansible/ansible/", map[string]any{"name": bp})
+	if code != 201 {
+		t.Fatalf("repository: %d %v", code, m)
+	}
+	repo = m["pulp_href"].(string)
+	code, m = e.JSON("POST", "/pulp/api/v3/distributions/ansible/ansible/", map[string]any{"name": bp, "base_path": bp, "repository": repo})
+	e.Done("distribution", code, m)
+	return repo
+}
+
+// publishBody is the multipart body ansible-galaxy sends: the file part in base64 and
+// the sha256 part.
+func publishBody(t *testing.T, name string, data []byte) (string, io.Reader) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	sum := sha256.Sum256(data)
+	w.WriteField("sha256", hex.EncodeToString(sum[:]))
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="file"; filename="`+name+`"`)
+	h.Set("Content-Type", "application/octet-stream")
+	h.Set("Content-Transfer-Encoding", "base64")
+	pw, err := w.CreatePart(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := base64.StdEncoding.EncodeToString(data)
+	for len(enc) > 76 {
+		io.WriteString(pw, enc[:76]+"\r\n")
+		enc = enc[76:]
+	}
+	io.WriteString(pw, enc)
+	w.Close()
+	return w.FormDataContentType(), &buf
+}
+
+// publish publishes a collection of the test data through the Galaxy API and waits for
+// its import, returning the import.
+func publish(t *testing.T, e *contenttest.Env, api, file string) map[string]any {
+	t.Helper()
+	ct, body := publishBody(t, file, tarball(t, file))
+	code, m, _ := e.Do("POST", api+"v3/artifacts/collections/", ct, body)
+	if code != 202 {
+		t.Fatalf("publish %s: %d %v", file, code, m)
+	}
+	task, _ := m["task"].(string)
+	if !strings.HasPrefix(task, "/pulp_ansible/galaxy/default/api/v3/plugin/ansible/imports/collections/") {
+		t.Fatalf("publish %s: task %q", file, task)
+	}
+	id := strings.TrimSuffix(task[strings.LastIndex(strings.TrimSuffix(task, "/"), "/")+1:], "/")
+	for {
+		// As ansible-galaxy polls: its own server's v3/imports/collections/<id>/.
+		code, imp, _ := e.Do("GET", api+"v3/imports/collections/"+id+"/", "", nil)
+		if code != 200 {
+			t.Fatalf("import %s: %d %v", id, code, imp)
+		}
+		if imp["finished_at"] != nil {
+			return imp
+		}
+	}
+}
+
+// ansible-galaxy's requests, as the e2e header lists them, against a distribution that
+// collections were published to: lists, details with what install needs, the
+// download, and a second publish of the same version refused.
+func TestGalaxyPublishAndInstallReads(t *testing.T) {
+	e := newEnv(t)
+	galaxyDist(t, e, "gx")
+	api := "/pulp_ansible/galaxy/gx/api/"
+	for _, f := range []string{"ansible-utils-2.7.0.tar.gz", "ansible-netcommon-4.1.0.tar.gz", "cisco-iosxr-4.0.2.tar.gz"} {
+		if imp := publish(t, e, api, f); imp["state"] != "completed" || imp["error"] != nil {
+			t.Fatalf("import of %s: %v", f, imp)
+		}
+	}
+	imp := publish(t, e, api, "cisco-iosxr-4.0.2.tar.gz")
+	desc, _ := imp["error"].(map[string]any)["description"].(string)
+	if imp["state"] != "failed" || !strings.Contains(desc, "already exists") || !strings.Contains(desc, "cisco.iosxr 4.0.2") {
+		t.Fatalf("republished cisco.iosxr 4.0.2: %v", imp)
+	}
+
+	code, root, _ := e.DoAs("", "", "GET", api, "", nil)
+	if code != 200 || root["current_version"] != "v3" {
+		t.Fatalf("api root (anonymous): %d %v", code, root)
+	}
+	// Legacy routes redirect to the plugin ones (followed here, as ansible-galaxy does).
+	code, c, _ := e.Do("GET", api+"v3/collections/cisco/iosxr/", "", nil)
+	hv, _ := c["highest_version"].(map[string]any)
+	if code != 200 || c["name"] != "iosxr" || hv["version"] != "4.0.2" {
+		t.Fatalf("collection: %d %v", code, c)
+	}
+	code, vs, _ := e.Do("GET", api+"v3/collections/cisco/iosxr/versions/?limit=100", "", nil)
+	if code != 200 || vs["meta"].(map[string]any)["count"] != 1.0 || vs["links"].(map[string]any)["next"] != nil {
+		t.Fatalf("versions: %d %v", code, vs)
+	}
+	code, v, hdr := e.Do("GET", api+"v3/collections/cisco/iosxr/versions/4.0.2/", "", nil)
+	art, _ := v["artifact"].(map[string]any)
+	deps, _ := v["metadata"].(map[string]any)["dependencies"].(map[string]any)
+	sum := sha256.Sum256(tarball(t, "cisco-iosxr-4.0.2.tar.gz"))
+	if code != 200 || art["sha256"] != hex.EncodeToString(sum[:]) || deps["ansible.netcommon"] == nil || v["download_url"] == nil || v["manifest"] == nil {
+		t.Fatalf("version detail: %d %v", code, v)
+	}
+	// Unchanged: the client's copy is good (304) at the URL the legacy one redirected
+	// to; once the repository changes, it is not.
+	tag, detail := hdr.Get("ETag"), "/pulp_ansible/galaxy/default/api/v3/plugin/ansible/content/gx/collections/index/cisco/iosxr/versions/4.0.2/"
+	if code, _, _ := e.Do("GET", detail, "", nil, "If-None-Match", tag); tag == "" || code != 304 {
+		t.Fatalf("conditional GET with ETag %q: %d", tag, code)
+	}
+	publish(t, e, api, "foo-bar-1.0.0.tar.gz")
+	if code, _, _ := e.Do("GET", detail, "", nil, "If-None-Match", tag); code != 200 {
+		t.Fatalf("conditional GET after a new repository version: %d", code)
+	}
+	// The download: the Galaxy route 302s to the content app, which serves the artifact.
+	dl := strings.TrimPrefix(v["download_url"].(string), e.URL)
+	req, _ := http.NewRequest("GET", e.URL+dl, nil)
+	req.SetBasicAuth("admin", "pw")
+	resp, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != 302 || !strings.HasSuffix(loc, "/pulp/content/gx/cisco-iosxr-4.0.2.tar.gz") {
+		t.Fatalf("download: %d to %q", resp.StatusCode, loc)
+	}
+	code, body, _ := e.Do("GET", dl, "", nil)
+	if code != 200 || body != nil && body["_raw"] != string(tarball(t, "cisco-iosxr-4.0.2.tar.gz")) {
+		t.Fatalf("download followed: %d", code)
+	}
+	code, list, _ := e.Do("GET", api+"v3/plugin/ansible/content/gx/collections/index/?limit=2", "", nil)
+	if code != 200 || list["meta"].(map[string]any)["count"] != 4.0 || len(list["data"].([]any)) != 2 || list["links"].(map[string]any)["next"] == nil {
+		t.Fatalf("collections index: %d %v", code, list)
+	}
+}
+
+// noRedirect is a client that shows redirects instead of following them.
+var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// Galaxy's errors: its shape, 401 for anonymous reads, 404 for what is not there, and
+// publishing needs ansible.add_collection.
+func TestGalaxyErrors(t *testing.T) {
+	e := newEnv(t)
+	galaxyDist(t, e, "gx")
+	api := "/pulp_ansible/galaxy/gx/api/"
+	for _, tc := range []struct {
+		user, method, path string
+		code               int
+		want               string
+	}{
+		{"", "GET", api + "v3/plugin/ansible/content/gx/collections/index/", 401, `"code":"not_authenticated"`},
+		{"admin", "GET", api + "v3/plugin/ansible/content/gx/collections/index/cisco/iosxr/", 404, `"code":"not_found"`},
+		{"admin", "GET", api + "v3/plugin/ansible/content/nope/collections/index/", 404, `"status":"404"`},
+		{"admin", "POST", api + "v3/artifacts/collections/", 400, `"source":{"parameter":"file"}`},
+	} {
+		req, _ := http.NewRequest(tc.method, e.URL+tc.path, nil)
+		if tc.method == "POST" {
+			ct, body := contenttest.Multipart(map[string]string{"sha256": "x"}, "", "", nil)
+			req, _ = http.NewRequest(tc.method, e.URL+tc.path, body)
+			req.Header.Set("Content-Type", ct)
+		}
+		if tc.user != "" {
+			req.SetBasicAuth(tc.user, "pw")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.code || !strings.Contains(string(b), tc.want) || !strings.HasPrefix(string(b), `{"errors":[`) {
+			t.Errorf("%s %s as %q: %d %s, want %d with %s", tc.method, tc.path, tc.user, resp.StatusCode, b, tc.code, tc.want)
+		}
+	}
+}

@@ -1,0 +1,390 @@
+package ansible
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"pith/api/href"
+	"pith/api/rest"
+	"pith/meta"
+)
+
+// The Galaxy API's reads: the API roots, collections, versions, their details and
+// documentation, the download redirect and the client configuration.
+
+// repoHref is the href of an ansible repository.
+func repoHref(pulpID string) string { return href.Repository(RepoType, pulpID) }
+
+// galaxyRoot is api/: the API versions, for any path (pulp_ansible answers it even for a
+// path no distribution has).
+func (p *Plugin) galaxyRoot(w http.ResponseWriter, r *http.Request) error {
+	out := apiRoot{AvailableVersions: map[string]string{"v3": "v3/"}, CurrentVersion: "v3"}
+	if r.PathValue("path") != "" {
+		out.AvailableVersions["v1"] = "v1/"
+	}
+	return writeGalaxy(w, http.StatusOK, out)
+}
+
+// clientConfiguration names the distribution path the request came through (null
+// through default/).
+func (p *Plugin) clientConfiguration(w http.ResponseWriter, r *http.Request) error {
+	var out clientConfiguration
+	if path := r.PathValue("path"); path != "" {
+		out.DefaultDistributionPath = &path
+	}
+	return writeGalaxy(w, http.StatusOK, out)
+}
+
+// servedRead resolves what a read's distribution serves: a distribution serving nothing
+// is a 403, as pulp_ansible answers every read of it.
+func (p *Plugin) servedRead(w http.ResponseWriter, r *http.Request) (dist, *vindex, bool, error) {
+	d, ix, err := p.served(r)
+	if err != nil {
+		return d, nil, false, err
+	}
+	if d.Version == 0 {
+		return d, nil, false, rest.ErrForbidden
+	}
+	return d, ix, p.galaxy.notModified(w, r, d), nil
+}
+
+// repoMetadata is content/<base>/collections/: when the served version was made.
+func (p *Plugin) repoMetadata(w http.ResponseWriter, r *http.Request) error {
+	d, _, done, err := p.servedRead(w, r)
+	if err != nil || done {
+		return err
+	}
+	return writeGalaxy(w, http.StatusOK, repoMetadataResponse{Published: rest.Time(d.Published)})
+}
+
+// renderCollection is a collection's Galaxy item.
+func renderCollection(u galaxyURLs, c *icoll) galaxyCollection {
+	return galaxyCollection{Href: u.collection(c.Namespace, c.Name), Namespace: c.Namespace, Name: c.Name, Deprecated: c.Deprecated,
+		VersionsURL: u.versions(c.Namespace, c.Name),
+		HighestVersion: highestVersion{Href: u.version(c.Namespace, c.Name, c.Highest.Version), Version: c.Highest.Version},
+		CreatedAt:      rest.Time(c.Created), UpdatedAt: rest.Time(c.Updated)}
+}
+
+// collectionOrder are the orderings of the collection lists, by the index's fields.
+var collectionOrder = map[string]func(a, b *icoll) int{
+	"name":              func(a, b *icoll) int { return compareStrings(a.Name, b.Name) },
+	"namespace":         func(a, b *icoll) int { return compareStrings(a.Namespace, b.Namespace) },
+	"pulp_created":      func(a, b *icoll) int { return compareInts(a.Created, b.Created) },
+	"pulp_last_updated": func(a, b *icoll) int { return compareInts(a.Updated, b.Updated) },
+	"pk":                func(a, b *icoll) int { return compareInts(a.Created, b.Created) },
+	"pulp_id":           func(a, b *icoll) int { return compareStrings(collectionID(a.Namespace, a.Name), collectionID(b.Namespace, b.Name)) },
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func compareInts(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// filterCollections applies the collection lists' filters (namespace, name,
+// deprecated) and ordering (default -pulp_created).
+func filterCollections(r *http.Request, ix *vindex) ([]*icoll, error) {
+	q := r.URL.Query()
+	var out []*icoll
+	for _, c := range ix.colls {
+		if ns, ok := q["namespace"]; ok && c.Namespace != ns[0] {
+			continue
+		}
+		if n, ok := q["name"]; ok && c.Name != n[0] {
+			continue
+		}
+		if d, ok := q["deprecated"]; ok {
+			want, err := strconv.ParseBool(d[0])
+			if err != nil {
+				return nil, rest.BadField("deprecated", "Enter a valid boolean.")
+			}
+			if c.Deprecated != want {
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	keys := q["ordering"]
+	if len(keys) == 0 {
+		keys = []string{"-pulp_created"}
+	}
+	var cmps []func(a, b *icoll) int
+	for _, k := range keys {
+		desc := len(k) > 0 && k[0] == '-'
+		name := k
+		if desc {
+			name = k[1:]
+		}
+		cmp, ok := collectionOrder[name]
+		if !ok {
+			return nil, rest.BadField("ordering", "Select a valid choice. %s is not one of the available choices.", k)
+		}
+		if desc {
+			asc := cmp
+			cmp = func(a, b *icoll) int { return -asc(a, b) }
+		}
+		cmps = append(cmps, cmp)
+	}
+	slices.SortStableFunc(out, func(a, b *icoll) int {
+		for _, c := range cmps {
+			if n := c(a, b); n != 0 {
+				return n
+			}
+		}
+		return 0
+	})
+	return out, nil
+}
+
+// collectionsList is collections/index/: the served collections, paged.
+func (p *Plugin) collectionsList(w http.ResponseWriter, r *http.Request) error {
+	d, ix, done, err := p.servedRead(w, r)
+	if err != nil || done {
+		return err
+	}
+	colls, err := filterCollections(r, ix)
+	if err != nil {
+		return err
+	}
+	u, pg := urlsOf(r, d.BasePath), pagingOf(r)
+	from, to := pg.window(len(colls))
+	data := make([]any, 0, to-from)
+	for _, c := range colls[from:to] {
+		data = append(data, renderCollection(u, c))
+	}
+	return writeGalaxy(w, http.StatusOK, pg.page(r, len(colls), data))
+}
+
+// allCollections is collections/all-collections/: every served collection, unpaged.
+func (p *Plugin) allCollections(w http.ResponseWriter, r *http.Request) error {
+	d, ix, done, err := p.servedRead(w, r)
+	if err != nil || done {
+		return err
+	}
+	colls, err := filterCollections(r, ix)
+	if err != nil {
+		return err
+	}
+	u := urlsOf(r, d.BasePath)
+	out := make([]galaxyCollection, 0, len(colls))
+	for _, c := range colls {
+		out = append(out, renderCollection(u, c))
+	}
+	return writeGalaxy(w, http.StatusOK, out)
+}
+
+// collectionDetail is collections/index/<ns>/<name>/.
+func (p *Plugin) collectionDetail(w http.ResponseWriter, r *http.Request) error {
+	d, ix, done, err := p.servedRead(w, r)
+	if err != nil || done {
+		return err
+	}
+	c := ix.collection(r.PathValue("namespace"), r.PathValue("name"))
+	if c == nil {
+		return rest.ErrNotFound
+	}
+	return writeGalaxy(w, http.StatusOK, renderCollection(urlsOf(r, d.BasePath), c))
+}
+
+// versionsList is …/versions/: a collection's served versions, newest first, paged; an
+// unknown collection has none (200, as pulp_ansible answers).
+func (p *Plugin) versionsList(w http.ResponseWriter, r *http.Request) error {
+	d, ix, done, err := p.servedRead(w, r)
+	if err != nil || done {
+		return err
+	}
+	var vs []*icv
+	if c := ix.collection(r.PathValue("namespace"), r.PathValue("name")); c != nil {
+		vs = c.Versions
+	}
+	if v, ok := r.URL.Query()["version"]; ok {
+		vs = slices.DeleteFunc(slices.Clone(vs), func(x *icv) bool { return x.Version != v[0] })
+	}
+	u, pg := urlsOf(r, d.BasePath), pagingOf(r)
+	from, to := pg.window(len(vs))
+	data := make([]any, 0, to-from)
+	for _, v := range vs[from:to] {
+		data = append(data, renderVersionItem(u, v))
+	}
+	return writeGalaxy(w, http.StatusOK, pg.page(r, len(vs), data))
+}
+
+func renderVersionItem(u galaxyURLs, v *icv) galaxyVersionItem {
+	return galaxyVersionItem{Version: v.Version, Href: u.version(v.Coll.Namespace, v.Coll.Name, v.Version), CreatedAt: rest.Time(v.Created),
+		UpdatedAt: rest.Time(v.Updated), RequiresAnsible: v.RequiresAnsible, Marks: nonNil(v.Marks)}
+}
+
+// servedVersion finds the collection version a detail route names in what is served.
+func (p *Plugin) servedVersion(w http.ResponseWriter, r *http.Request) (dist, *vindex, *icv, bool, error) {
+	d, ix, done, err := p.servedRead(w, r)
+	if err != nil || done {
+		return d, ix, nil, done, err
+	}
+	v := ix.version(r.PathValue("namespace"), r.PathValue("name"), r.PathValue("version"))
+	if v == nil {
+		return d, ix, nil, false, rest.ErrNotFound
+	}
+	return d, ix, v, false, nil
+}
+
+// versionDetail is …/versions/<v>/: everything ansible-galaxy installs and verifies
+// from (download_url, the artifact's sha256, signatures, dependencies).
+func (p *Plugin) versionDetail(w http.ResponseWriter, r *http.Request) error {
+	d, ix, v, done, err := p.servedVersion(w, r)
+	if err != nil || done {
+		return err
+	}
+	u := urlsOf(r, d.BasePath)
+	key := ix.key + "\x00" + v.PulpID + "\x00" + u.base + "\x00" + rest.OriginOf(r.Context())
+	if b, ok := p.galaxy.details.Get(key); ok {
+		return writeRaw(w, b)
+	}
+	out, err := p.renderVersion(r, d, ix, v, true)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	p.galaxy.details.Put(key, b)
+	return writeRaw(w, b)
+}
+
+func writeRaw(w http.ResponseWriter, b []byte) error {
+	w.Header()["Content-Type"] = []string{"application/json"}
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
+	return nil
+}
+
+// renderVersion is a version's detail; docs adds its manifest and file list.
+func (p *Plugin) renderVersion(r *http.Request, d dist, ix *vindex, v *icv, docs bool) (galaxyVersion, error) {
+	ctx := r.Context()
+	c, err := meta.ContentByPulpID(ctx, p.db, v.PulpID)
+	if err != nil {
+		return galaxyVersion{}, err
+	}
+	a := decodeAttrs[cvAttrs](c.Attrs)
+	u := urlsOf(r, d.BasePath)
+	out := galaxyVersion{galaxyVersionItem: renderVersionItem(u, v),
+		Collection: collectionRef{ID: collectionID(a.Namespace, a.Name), Name: a.Name, Href: u.collection(a.Namespace, a.Name)},
+		Name:       a.Name, Namespace: versionNamespace{Name: a.Namespace}, Signatures: []galaxySignature{},
+		Metadata: collectionMetadata{Authors: nonNil(a.Authors), Contents: a.Contents, Dependencies: a.Dependencies, Description: a.Description,
+			Documentation: a.Documentation, Homepage: a.Homepage, Issues: a.Issues, License: nonNil(a.License), Repository: a.Repository, Tags: nonNil(a.Tags)}}
+	if out.Metadata.Dependencies == nil {
+		out.Metadata.Dependencies = map[string]string{}
+	}
+	if len(out.Metadata.Contents) == 0 {
+		out.Metadata.Contents = json.RawMessage("[]")
+	}
+	if ns, ok := ix.namespaces[a.Namespace]; ok {
+		out.Namespace.MetadataSHA256 = &ns.SHA256
+	}
+	arts, err := meta.UnitArtifacts(ctx, p.db, []meta.Content{c})
+	if err != nil {
+		return out, err
+	}
+	if art := arts[0]; art != nil {
+		out.Artifact = &artifactRef{Filename: c.RelativePath, SHA256: art.SHA256, Size: art.Size}
+		dl := rest.OriginOf(ctx) + defaultRoot + "content/" + escapePath(d.BasePath) + "/collections/artifacts/" + escapePath(c.RelativePath)
+		out.DownloadURL = &dl
+	}
+	for _, id := range v.Signatures {
+		s, err := p.signatureOf(r, id)
+		if err != nil {
+			return out, err
+		}
+		out.Signatures = append(out.Signatures, s)
+	}
+	if docs {
+		for _, doc := range []struct {
+			name string
+			dst  *json.RawMessage
+		}{{manifestDoc, &out.Manifest}, {filesDoc, &out.Files}} {
+			b, err := meta.Document(ctx, p.db, c.ID, doc.name)
+			if err != nil && !errors.Is(err, meta.ErrNotFound) {
+				return out, err
+			}
+			if len(b) == 0 {
+				b = []byte("{}")
+			}
+			*doc.dst = b
+		}
+	}
+	return out, nil
+}
+
+// signatureOf is a signature unit as the version detail shows it.
+func (p *Plugin) signatureOf(r *http.Request, id int64) (galaxySignature, error) {
+	var attrs string
+	var created int64
+	if err := p.db.QueryRow(r.Context(), `SELECT attrs, created FROM contents WHERE id = ?`, id).Scan(&attrs, &created); err != nil {
+		return galaxySignature{}, err
+	}
+	a := decodeAttrs[sigAttrs](json.RawMessage(attrs))
+	out := galaxySignature{Signature: a.Data, PubkeyFingerprint: a.PubkeyFingerprint, PulpCreated: rest.Time(created)}
+	if a.SigningService != nil {
+		var name string
+		err := p.db.QueryRow(r.Context(), `SELECT name FROM signing_services WHERE pulp_id = ?`, *a.SigningService).Scan(&name)
+		if err == nil {
+			out.SigningService = &name
+		}
+	}
+	return out, nil
+}
+
+// docsBlob is …/versions/<v>/docs-blob/.
+func (p *Plugin) docsBlob(w http.ResponseWriter, r *http.Request) error {
+	_, _, v, done, err := p.servedVersion(w, r)
+	if err != nil || done {
+		return err
+	}
+	b, err := meta.Document(r.Context(), p.db, v.ID, docsBlobDoc)
+	if errors.Is(err, meta.ErrNotFound) || len(b) == 0 {
+		b, err = []byte("{}"), nil
+	}
+	if err != nil {
+		return err
+	}
+	return writeGalaxy(w, http.StatusOK, docsBlobResponse{DocsBlob: b})
+}
+
+// artifactName is what the download route accepts (pulp_ansible's pattern).
+var artifactName = regexp.MustCompile(`^(\w+)-(\w+)-([\w.-]+)\.tar\.gz$`)
+
+// artifactDownload is collections/artifacts/<filename>: 302 to the content app, which
+// serves the distribution's file (and redirects to object storage where blobs live
+// there). As in pulp_ansible, the file's existence is the content app's business.
+func (p *Plugin) artifactDownload(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("filename")
+	if !artifactName.MatchString(name) {
+		rest.WriteJSON(w, http.StatusNotFound, map[string]string{"detail": "Not found."})
+		return nil
+	}
+	d, err := p.distribution(r.Context(), r.PathValue("distro_base_path"))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", p.galaxy.contentURL(r, d.BasePath, name))
+	w.WriteHeader(http.StatusFound)
+	return nil
+}

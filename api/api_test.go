@@ -12,15 +12,16 @@ import (
 	"strings"
 	"testing"
 
+	"pith/content/ansible"
 	"pith/content/contenttest"
 	"pith/content/file"
 	"pith/content/rpm"
 	"pith/meta"
 )
 
-// newEnv is pith with the file and rpm types.
+// newEnv is pith with the types cmd/pith serves: file, rpm and ansible.
 func newEnv(t *testing.T) *contenttest.Env {
-	return contenttest.New(t, contenttest.Type(file.New), contenttest.Type(rpm.New))
+	return contenttest.New(t, contenttest.Type(file.New), contenttest.Type(rpm.New), contenttest.Type(ansible.New))
 }
 
 func TestProtocolDetails(t *testing.T) {

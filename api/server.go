@@ -22,12 +22,25 @@ import (
 	"pith/meta"
 )
 
-// Versions are the Pulp components pith claims to be, from the reference release set.
-var Versions = []struct{ Component, Version, Package, Module string }{
-	{"core", "3.105.25", "pulpcore", "pulpcore.app"},
-	{"file", "3.105.25", "pulpcore", "pulp_file.app"},
-	{"certguard", "3.105.25", "pulpcore", "pulp_certguard.app"},
-	{"rpm", "3.35.6", "pulp-rpm", "pulp_rpm.app"},
+// CoreVersions are the components of pulpcore pith claims to be, from the reference
+// release set; each type that is a plugin of its own claims it beside them
+// (content.Claimer).
+var CoreVersions = []content.Component{
+	{Component: "core", Version: "3.105.25", Package: "pulpcore", Module: "pulpcore.app"},
+	{Component: "file", Version: "3.105.25", Package: "pulpcore", Module: "pulp_file.app"},
+	{Component: "certguard", Version: "3.105.25", Package: "pulpcore", Module: "pulp_certguard.app"},
+}
+
+// Versions are the components a process serving types claims: the core's and each
+// Claimer's.
+func Versions(types []content.Type) []content.Component {
+	out := slices.Clone(CoreVersions)
+	for _, t := range types {
+		if c, ok := t.(content.Claimer); ok {
+			out = append(out, c.Claims())
+		}
+	}
+	return out
 }
 
 // Config is what the API needs from its process.
@@ -65,6 +78,7 @@ type Server struct {
 	authn    *auth.Authenticator
 	policies *policyCache
 	conds    map[string]rest.Condition
+	versions []content.Component // what status and the document claim
 }
 
 // SetCacheStatus tells status how to check the shared content cache (Redis).
@@ -118,10 +132,8 @@ func New(cfg Config) (*Server, error) {
 	if err := s.syncAccess(context.Background()); err != nil {
 		return nil, err
 	}
-	versions := map[string]string{}
-	for _, v := range Versions {
-		versions[v.Component] = v.Version
-	}
+	s.versions = Versions(s.core.Types())
+	versions := s.versionMap()
 	doc, err := openapi.Document(openapi.Info{
 		Title:       "Pulp 3 API",
 		Version:     "v3",

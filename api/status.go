@@ -41,9 +41,9 @@ type statusResponse struct {
 // appTTL is how recently a process must have reported to count as online.
 const appTTL = 45 * time.Second
 
-func versionMap() map[string]string {
+func (s *Server) versionMap() map[string]string {
 	m := map[string]string{}
-	for _, v := range Versions {
+	for _, v := range s.versions {
 		m[v.Component] = v.Version
 	}
 	return m
@@ -58,7 +58,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		OnlineAPIApps:      []statusApp{},
 		OnlineContentApps:  []statusApp{},
 	}
-	for _, v := range Versions {
+	for _, v := range s.versions {
 		out.Versions = append(out.Versions, statusVersion{v.Component, v.Version, v.Package, v.Module, true})
 	}
 	if out.DatabaseConnection["connected"] {
@@ -72,7 +72,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 			for _, a := range apps {
-				sa := statusApp{Name: a.Name, LastHeartbeat: rest.Time(a.LastHeartbeat), Versions: versionMap()}
+				sa := statusApp{Name: a.Name, LastHeartbeat: rest.Time(a.LastHeartbeat), Versions: s.versionMap()}
 				if kind.t == "worker" {
 					sa.PulpHref = href.Worker(a.PulpID)
 					if a.CurrentTask != nil {

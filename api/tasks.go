@@ -305,9 +305,9 @@ func workerListSpec() rest.ListSpec {
 	return rest.ListSpec{Filters: fs, Ordering: rest.Ordering("w", map[string]string{"pulp_id": "pulp_id", "pulp_created": "created", "name": "name", "last_heartbeat": "last_heartbeat"})}
 }
 
-func renderWorker(a task.App) workerResponse {
+func (s *Server) renderWorker(a task.App) workerResponse {
 	out := workerResponse{PulpHref: href.Worker(a.PulpID), Prn: href.PRN("core.appstatus", a.PulpID), PulpCreated: rest.Time(a.Created),
-		PulpLastUpdated: rest.Time(a.LastHeartbeat), Name: a.Name, LastHeartbeat: rest.Time(a.LastHeartbeat), Versions: versionMap()}
+		PulpLastUpdated: rest.Time(a.LastHeartbeat), Name: a.Name, LastHeartbeat: rest.Time(a.LastHeartbeat), Versions: s.versionMap()}
 	if a.CurrentTask != nil {
 		h := href.Task(*a.CurrentTask)
 		out.CurrentTask = &h
@@ -319,7 +319,7 @@ func (s *Server) workerList() rest.HandlerFunc {
 	workers := func(ctx context.Context, q meta.Querier, l meta.List) ([]task.App, int64, error) {
 		return task.Apps(ctx, q, "worker", 0, l)
 	}
-	return lister(s, workerListSpec(), nil, workers, each(func(a task.App) any { return renderWorker(a) }))
+	return lister(s, workerListSpec(), nil, workers, each(func(a task.App) any { return s.renderWorker(a) }))
 }
 
 func (s *Server) workerRead(w http.ResponseWriter, r *http.Request) error {
@@ -327,5 +327,5 @@ func (s *Server) workerRead(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.WriteOne(w, r, http.StatusOK, renderWorker(a))
+	return rest.WriteOne(w, r, http.StatusOK, s.renderWorker(a))
 }

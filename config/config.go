@@ -53,6 +53,10 @@ type Config struct {
 	// MetadataSigningKey is an armored OpenPGP private key (no passphrase) that signs
 	// repository metadata, offered as the signing service "pith-metadata".
 	MetadataSigningKey string `json:"metadata_signing_key"`
+	// RoleArchiveOrigin is where ansible role syncs fetch role archives
+	// (<origin>/<github_user>/<github_repo>/archive/<version>.tar.gz): GitHub, or a
+	// mirror of it.
+	RoleArchiveOrigin string `json:"role_archive_origin"`
 	// PprofListen serves Go's profiler (/debug/pprof/) on its own address; "" = off.
 	PprofListen string `json:"pprof_listen"`
 	// BodyTimeoutSeconds is how long a client has to send a request body, uploads aside.
@@ -174,6 +178,8 @@ func settings() []setting {
 			num("orphan-cleanup-interval-minutes", func(c *Config) *int { return &c.OrphanCleanupIntervalMinutes })},
 		{"metadata-signing-key", "armored OpenPGP private key (no passphrase) for the signing service pith-metadata",
 			str(func(c *Config) *string { return &c.MetadataSigningKey })},
+		{"role-archive-origin", "where ansible role syncs fetch role archives: GitHub, or a GitHub Enterprise or mirror of its archive URLs",
+			str(func(c *Config) *string { return &c.RoleArchiveOrigin })},
 		{"body-timeout-seconds", "seconds a client has to send a request body (uploads aside)",
 			num("body-timeout-seconds", func(c *Config) *int { return &c.BodyTimeoutSeconds })},
 		{"upload-timeout-seconds", "seconds an authenticated client has to send the body of an upload (chunk, artifact, package)",

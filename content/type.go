@@ -15,8 +15,8 @@ import (
 // operations of every kind from those declarations. Its task functions run its syncs,
 // publications and the rest. cmd/pith lists the types a process serves.
 //
-// Optional capabilities, found by type assertion: Autopublisher, DistributionFiles,
-// Router.
+// Optional capabilities, found by type assertion: Autopublisher, Claimer,
+// DistributionFiles, Finalizer, Router.
 type Type interface {
 	// Name is the plugin's label ("file", "rpm"), as Pulp's status lists it.
 	Name() string
@@ -50,6 +50,17 @@ type DistributionFiles interface {
 // It is meta.Change's Finalize; it must leave repositories of other types alone.
 type Finalizer interface {
 	Finalize(ctx context.Context, tx *meta.Tx, next map[int64]int64, removed map[int64]map[string]int64) (bool, error)
+}
+
+// Component is a Pulp component pith claims to be, as status and the OpenAPI document
+// name it.
+type Component struct{ Component, Version, Package, Module string }
+
+// Claimer is a type that is a Pulp plugin release of its own (rpm: pulp_rpm 3.35.6);
+// status and the OpenAPI document claim it. A type without it belongs to a component
+// the core claims (file: pulpcore's pulp_file).
+type Claimer interface {
+	Claims() Component
 }
 
 // Router is a type that speaks a protocol of its own beside the Pulp API (the Galaxy

@@ -83,7 +83,7 @@ func run(ctx context.Context, args []string) error {
 	case "admin":
 		return admin(ctx, rest)
 	case "version":
-		return printVersions()
+		return printVersions(ctx)
 	case "bench":
 		return benchCmd(ctx, rest)
 	}

@@ -25,6 +25,7 @@ import (
 	"pith/blob/driver/sqlblob"
 	"pith/config"
 	"pith/content"
+	"pith/content/ansible"
 	"pith/content/file"
 	"pith/content/rpm"
 	"pith/edge"
@@ -209,8 +210,12 @@ func adminReseal(ctx context.Context, cfg config.Config, newKey bool) error {
 	return nil
 }
 
-func printVersions() error {
-	for _, v := range api.Versions {
+func printVersions(ctx context.Context) error {
+	ts, err := types(ctx, &content.Core{}, config.Config{}) // a type claims what it is without its stores
+	if err != nil {
+		return err
+	}
+	for _, v := range api.Versions(ts) {
 		fmt.Printf("%s %s\n", v.Component, v.Version)
 	}
 	return nil
@@ -230,7 +235,7 @@ type node struct {
 
 // types are the content types this build serves, in the order they are registered.
 func types(ctx context.Context, core *content.Core, cfg config.Config) ([]content.Type, error) {
-	rp := rpm.New(core)
+	rp, ap := rpm.New(core), ansible.New(core)
 	if cfg.MetadataSigningKey != "" {
 		signer, err := sign.Load(cfg.MetadataSigningKey)
 		if err != nil {
@@ -242,8 +247,12 @@ func types(ctx context.Context, core *content.Core, cfg config.Config) ([]conten
 			return nil, err
 		}
 		rp.SetSigner(svc.PulpID, signer)
+		ap.SetSigner(svc.PulpID, signer)
 	}
-	return []content.Type{file.New(core), rp}, nil
+	if cfg.RoleArchiveOrigin != "" {
+		ap.SetRoleArchiveOrigin(cfg.RoleArchiveOrigin)
+	}
+	return []content.Type{file.New(core), rp, ap}, nil
 }
 
 // build makes what a process with roles r runs: the stores, the task queue with every

@@ -49,6 +49,11 @@ func New(core *content.Core) *Plugin {
 // Name is the plugin's label, as Pulp's status lists it.
 func (*Plugin) Name() string { return "ansible" }
 
+// Claims is the pulp_ansible release pith's ansible type answers as.
+func (*Plugin) Claims() content.Component {
+	return content.Component{Component: "ansible", Version: "0.30.3", Package: "pulp-ansible", Module: "pulp_ansible.app"}
+}
+
 // Tasks are the type's task functions by name.
 func (p *Plugin) Tasks() map[string]task.Func {
 	return map[string]task.Func{CopyMoveTask: p.runCopyMove, CopyContentTask: p.runCopyContent, MarkTask: p.runMark(true),

@@ -416,6 +416,7 @@ type sigIn struct {
 	FileURL          *string       `json:"file_url" openapi:"writeOnly,minLength=1"`
 	Downloader       any           `json:"downloader_config" openapi:"writeOnly,nullable"`
 	SignedCollection string        `json:"signed_collection" openapi:"format=uri,desc=The content this signature is pointing to."`
+	Overwrite        *bool         `json:"overwrite" openapi:"newer"`
 }
 
 // maxSignature bounds an uploaded signature: an armored detached signature is a few
@@ -488,7 +489,7 @@ func (p *Plugin) signatureCreate(w http.ResponseWriter, r *http.Request) error {
 	}
 	sum := sha256.Sum256(data)
 	u := sigUnit(cv.PulpID, sigAttrs{PubkeyFingerprint: fp, Data: string(data), Digest: hex.EncodeToString(sum[:])}, labels)
-	return p.dispatchUnit(w, r, signatureSegment, u, repo)
+	return p.dispatchUnit(w, r, signatureSegment, u, repo, in.Overwrite)
 }
 
 type deprecationIn struct {
@@ -496,6 +497,7 @@ type deprecationIn struct {
 	PulpLabels rest.LabelsIn `json:"pulp_labels"`
 	Name       string        `json:"name" openapi:"minLength=1,desc=The name of the Collection."`
 	Namespace  string        `json:"namespace" openapi:"minLength=1,desc=The namespace of the Collection."`
+	Overwrite  *bool         `json:"overwrite" openapi:"newer"`
 }
 
 // deprecationCreate queues the task that stores a deprecation (and adds it to the
@@ -515,7 +517,7 @@ func (p *Plugin) deprecationCreate(w http.ResponseWriter, r *http.Request) error
 			return err
 		}
 	}
-	return p.dispatchUnit(w, r, deprecationSegment, deprecationUnit(in.Namespace, in.Name, labels), repo)
+	return p.dispatchUnit(w, r, deprecationSegment, deprecationUnit(in.Namespace, in.Name, labels), repo, in.Overwrite)
 }
 
 type markIn struct {
@@ -551,6 +553,9 @@ type roleIn struct {
 	Version    string        `json:"version" openapi:"minLength=1"`
 	Name       string        `json:"name" openapi:"minLength=1"`
 	Namespace  string        `json:"namespace" openapi:"minLength=1"`
+	// Overwrite is accepted (Pulp 3.106+) and changes nothing: a role made here enters no
+	// repository.
+	Overwrite *bool `json:"overwrite" openapi:"newer"`
 }
 
 // roleCreate stores a role version from an artifact (its archive).
@@ -603,10 +608,13 @@ const unitKind = "ansible_unit"
 type unitArgs struct {
 	Unit       meta.Content `json:"unit"`
 	Repository string       `json:"repository,omitempty"`
+	// NoOverwrite makes the task fail rather than replace a unit of the repository with
+	// the same repository key (overwrite false).
+	NoOverwrite bool `json:"no_overwrite,omitempty"`
 }
 
-func (p *Plugin) dispatchUnit(w http.ResponseWriter, r *http.Request, segment string, u meta.Content, repo *meta.Repository) error {
-	a := unitArgs{Unit: u}
+func (p *Plugin) dispatchUnit(w http.ResponseWriter, r *http.Request, segment string, u meta.Content, repo *meta.Repository, overwrite *bool) error {
+	a := unitArgs{Unit: u, NoOverwrite: overwrite != nil && !*overwrite}
 	if repo != nil {
 		a.Repository = repo.PulpID
 	}
@@ -619,7 +627,7 @@ func (p *Plugin) runUnit(ctx context.Context, r *task.Run, body json.RawMessage)
 	if err := json.Unmarshal(body, &a); err != nil {
 		return err
 	}
-	return p.core.CreateUnit(ctx, r, "", nil, a.Repository, true, func() (meta.Content, error) {
+	return p.core.CreateUnit(ctx, r, "", nil, a.Repository, !a.NoOverwrite, func() (meta.Content, error) {
 		c, _, err := meta.PutContent(ctx, p.db, a.Unit, nil)
 		return c, err
 	})

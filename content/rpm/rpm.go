@@ -49,6 +49,11 @@ func New(core *content.Core) *Plugin {
 // Name is the plugin's label.
 func (*Plugin) Name() string { return "rpm" }
 
+// Claims is the pulp_rpm release pith's rpm type answers as.
+func (*Plugin) Claims() content.Component {
+	return content.Component{Component: "rpm", Version: "3.35.6", Package: "pulp-rpm", Module: "pulp_rpm.app"}
+}
+
 // Tasks are the type's task functions by name.
 func (p *Plugin) Tasks() map[string]task.Func {
 	return map[string]task.Func{SyncTask: p.runSync, PublishTask: p.runPublish, PruneTask: p.runPrune, CopyTask: p.runCopy, CompsTask: p.runComps}

@@ -49,7 +49,9 @@ func newGalaxy(p *Plugin) *galaxyAPI {
 // SetContentOrigin says where the content app serves (config's content-origin):
 // collection download URLs point there, so that artifacts go through the content app
 // and its redirects to object storage.
-func (p *Plugin) SetContentOrigin(origin string) { p.galaxy.contentOrigin = strings.TrimSuffix(origin, "/") }
+func (p *Plugin) SetContentOrigin(origin string) {
+	p.galaxy.contentOrigin = strings.TrimSuffix(origin, "/")
+}
 
 // contentURL is the content app's URL of a path of a distribution.
 func (g *galaxyAPI) contentURL(r *http.Request, basePath, path string) string {

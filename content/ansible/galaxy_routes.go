@@ -58,7 +58,9 @@ func (p *Plugin) declareGalaxy(t *rest.Table) error {
 	redirect := func(target string) rest.HandlerFunc {
 		return p.legacyRedirect(func(r *http.Request) string { return expandPath(target, r) })
 	}
-	found := func(rs []openapi.Response) []openapi.Response { return append(slices.Clone(rs), openapi.Response{Code: 302}) }
+	found := func(rs []openapi.Response) []openapi.Response {
+		return append(slices.Clone(rs), openapi.Response{Code: 302})
+	}
 	const content = "v3/plugin/ansible/content/{distro_base_path}/"
 	const index = content + "collections/index/{namespace}/{name}/"
 	ops := []galaxyOp{

@@ -64,7 +64,7 @@ func (p *Plugin) repoMetadata(w http.ResponseWriter, r *http.Request) error {
 // renderCollection is a collection's Galaxy item.
 func renderCollection(u galaxyURLs, c *icoll) galaxyCollection {
 	return galaxyCollection{Href: u.collection(c.Namespace, c.Name), Namespace: c.Namespace, Name: c.Name, Deprecated: c.Deprecated,
-		VersionsURL: u.versions(c.Namespace, c.Name),
+		VersionsURL:    u.versions(c.Namespace, c.Name),
 		HighestVersion: highestVersion{Href: u.version(c.Namespace, c.Name, c.Highest.Version), Version: c.Highest.Version},
 		CreatedAt:      rest.Time(c.Created), UpdatedAt: rest.Time(c.Updated)}
 }
@@ -76,7 +76,9 @@ var collectionOrder = map[string]func(a, b *icoll) int{
 	"pulp_created":      func(a, b *icoll) int { return compareInts(a.Created, b.Created) },
 	"pulp_last_updated": func(a, b *icoll) int { return compareInts(a.Updated, b.Updated) },
 	"pk":                func(a, b *icoll) int { return compareInts(a.Created, b.Created) },
-	"pulp_id":           func(a, b *icoll) int { return compareStrings(collectionID(a.Namespace, a.Name), collectionID(b.Namespace, b.Name)) },
+	"pulp_id": func(a, b *icoll) int {
+		return compareStrings(collectionID(a.Namespace, a.Name), collectionID(b.Namespace, b.Name))
+	},
 }
 
 func compareStrings(a, b string) int {

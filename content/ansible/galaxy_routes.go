@@ -55,6 +55,9 @@ func (p *Plugin) declareGalaxy(t *rest.Table) error {
 		collSpec.Ordering[k] = k
 	}
 	versionSpec := rest.ListSpec{Filters: append(append(cvFilters(), rest.UnitFilters()...), rest.IdentityFilters("c.pulp_id")...), Ordering: cvOrdering()}
+	nsSpec := galaxyNamespaceSpec()
+	ns := t.Schema("ansible.AnsibleNamespaceMetadataResponse", namespaceResponse{})
+	nsPage := t.Paginated(ns)
 	redirect := func(target string) rest.HandlerFunc {
 		return p.legacyRedirect(func(r *http.Request) string { return expandPath(target, r) })
 	}
@@ -74,6 +77,8 @@ func (p *Plugin) declareGalaxy(t *rest.Table) error {
 		{id: "v3_collections_versions_list", method: "GET", path: "v3/collections/{namespace}/{name}/versions/", viewset: "collections", action: "list", tag: "Pulp_Ansible: Collection Versions V3", list: &versionSpec, responses: found(resp(versionPage)), handler: redirect("collections/index/{namespace}/{name}/versions/")},
 		{id: "v3_collections_versions_read", method: "GET", path: "v3/collections/{namespace}/{name}/versions/{version}/", viewset: "collections", action: "retrieve", tag: "Pulp_Ansible: Collection Versions V3", responses: found(resp(version)), handler: redirect("collections/index/{namespace}/{name}/versions/{version}/")},
 		{id: "v3_collections_versions_docs_blob_read", method: "GET", path: "v3/collections/{namespace}/{name}/versions/{version}/docs-blob/", viewset: "collections", action: "retrieve", tag: "Pulp_Ansible: Collection Versions Docs V3", responses: found(resp(docs)), handler: redirect("collections/index/{namespace}/{name}/versions/{version}/docs-blob/")},
+		{id: "v3_namespaces_list", method: "GET", path: "v3/namespaces/", viewset: "namespaces", action: "list", tag: "Pulp_Ansible: Namespaces V3", list: &nsSpec, responses: found(resp(nsPage)), handler: redirect("namespaces/")},
+		{id: "v3_namespaces_read", method: "GET", path: "v3/namespaces/{name}/", viewset: "namespaces", action: "retrieve", tag: "Pulp_Ansible: Namespaces V3", responses: found(resp(ns)), handler: redirect("namespaces/{name}/")},
 		// Publishing.
 		{id: "v3_artifacts_collections_create", method: "POST", path: "v3/artifacts/collections/", viewset: "artifacts/collections", action: "create", tag: "Pulp_Ansible: Artifacts Collections V3",
 			body: oneShotIn{}, bodyName: "CollectionOneShot", media: rest.FileForms, responses: async, handler: p.galaxyPublish},
@@ -85,10 +90,18 @@ func (p *Plugin) declareGalaxy(t *rest.Table) error {
 		{id: "v3_plugin_ansible_content_collections_read", method: "GET", path: content + "collections/", viewset: "collections", action: "retrieve", tag: "Pulp_Ansible: Repo Metadata", responses: resp(repoMeta), handler: p.repoMetadata},
 		{id: "v3_plugin_ansible_content_collections_index_list", method: "GET", path: content + "collections/index/", viewset: "collections", action: "list", tag: "Pulp_Ansible: Collections", list: &collSpec, responses: resp(collPage), handler: p.collectionsList},
 		{id: "v3_plugin_ansible_content_collections_all_collections_list", method: "GET", path: content + "collections/all-collections/", viewset: "collections/all", action: "list", tag: "Pulp_Ansible: Collections", extra: unpaged(collSpec), responses: array, handler: p.allCollections},
+		{id: "v3_plugin_ansible_content_collections_all_versions_list", method: "GET", path: content + "collections/all-versions/", viewset: "collection_versions/all", action: "list", tag: "Pulp_Ansible: Collection Versions", responses: array, handler: p.allVersions},
 		{id: "v3_plugin_ansible_content_collections_index_read", method: "GET", path: index, viewset: "collections", action: "retrieve", tag: "Pulp_Ansible: Collections", responses: resp(coll), handler: p.collectionDetail},
 		{id: "v3_plugin_ansible_content_collections_index_versions_list", method: "GET", path: index + "versions/", viewset: "collections", action: "list", tag: "Pulp_Ansible: Collection Versions", list: &versionSpec, responses: resp(versionPage), handler: p.versionsList},
 		{id: "v3_plugin_ansible_content_collections_index_versions_read", method: "GET", path: index + "versions/{version}/", viewset: "collections", action: "retrieve", tag: "Pulp_Ansible: Collection Versions", responses: resp(version), handler: p.versionDetail},
 		{id: "v3_plugin_ansible_content_collections_index_versions_docs_blob_read", method: "GET", path: index + "versions/{version}/docs-blob/", viewset: "collections", action: "retrieve", tag: "Pulp_Ansible: Collection Versions Docs", responses: resp(docs), handler: p.docsBlob},
+		{id: "v3_plugin_ansible_content_namespaces_list", method: "GET", path: content + "namespaces/", viewset: "namespaces", action: "list", tag: "Pulp_Ansible: Namespaces", list: &nsSpec, responses: resp(nsPage), handler: p.namespacesList},
+		{id: "v3_plugin_ansible_content_namespaces_create", method: "POST", path: content + "namespaces/", viewset: "namespaces", action: "create", tag: "Pulp_Ansible: Namespaces",
+			body: galaxyNamespaceIn{}, bodyName: "ansible.AnsibleNamespaceMetadata", media: rest.FileForms, responses: async, handler: p.namespaceWrite},
+		{id: "v3_plugin_ansible_content_namespaces_partial_update", method: "PATCH", path: content + "namespaces/{name}/", viewset: "namespaces", action: "partial_update", tag: "Pulp_Ansible: Namespaces",
+			body: galaxyNamespaceIn{}, bodyName: "Patchedansible.AnsibleNamespaceMetadata", media: rest.FileForms, responses: async, handler: p.namespaceWrite},
+		{id: "v3_plugin_ansible_content_namespaces_delete", method: "DELETE", path: content + "namespaces/{name}/", viewset: "namespaces", action: "delete", tag: "Pulp_Ansible: Namespaces", responses: async, handler: p.namespaceDelete},
+		{id: "v3_plugin_ansible_content_namespaces_read", method: "GET", path: content + "namespaces/{name}/", viewset: "namespaces", action: "retrieve", tag: "Pulp_Ansible: Namespaces", responses: resp(ns), handler: p.namespaceDetail},
 		{id: "v3_plugin_ansible_content_collections_artifacts_download", method: "GET", path: content + "collections/artifacts/{filename}", viewset: "artifacts/collections", action: "download", tag: "Pulp_Ansible: Artifacts Collections V3", responses: none, handler: p.artifactDownload},
 	}
 	for _, o := range ops {

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -189,5 +191,94 @@ func TestGalaxyErrors(t *testing.T) {
 		if resp.StatusCode != tc.code || !strings.Contains(string(b), tc.want) || !strings.HasPrefix(string(b), `{"errors":[`) {
 			t.Errorf("%s %s as %q: %d %s, want %d with %s", tc.method, tc.path, tc.user, resp.StatusCode, b, tc.code, tc.want)
 		}
+	}
+}
+
+// Galaxy namespaces: created and updated by tasks into the distribution's repository,
+// listed and read from what it serves, deleted unless collections of theirs are served.
+func TestGalaxyNamespaces(t *testing.T) {
+	e := newEnv(t)
+	galaxyDist(t, e, "gx")
+	root := "/pulp_ansible/galaxy/gx/api/v3/plugin/ansible/content/gx/"
+	ct, body := contenttest.Multipart(map[string]string{"name": "foo", "company": "Acme", "links": `{"name": "home", "url": "https://example.com"}`}, "", "", nil)
+	code, m, _ := e.Do("POST", root+"namespaces/", ct, body)
+	e.Done("namespace create", code, m)
+	for _, bad := range []map[string]string{{"name": "x"}, {"name": "Foo"}, {"name": "a__b"}, {"name": "okay", "links": "{"}} {
+		ct, body := contenttest.Multipart(bad, "", "", nil)
+		if code, m, _ := e.Do("POST", root+"namespaces/", ct, body); code != 400 || m["errors"] == nil {
+			t.Errorf("namespace %v: %d %v, want a 400 in Galaxy's shape", bad, code, m)
+		}
+	}
+	ct, body = contenttest.Multipart(map[string]string{"description": "things"}, "", "", nil)
+	code, m, _ = e.Do("PATCH", root+"namespaces/foo/", ct, body)
+	e.Done("namespace update", code, m)
+	code, ns, _ := e.Do("GET", root+"namespaces/foo/", "", nil)
+	links, _ := ns["links"].([]any)
+	if code != 200 || ns["company"] != "Acme" || ns["description"] != "things" || len(links) != 1 {
+		t.Fatalf("namespace after update: %d %v", code, ns)
+	}
+	code, list, _ := e.Do("GET", "/pulp_ansible/galaxy/gx/api/v3/namespaces/?name=foo", "", nil)
+	if code != 200 || list["count"] != 1.0 {
+		t.Fatalf("namespaces list (legacy, redirected): %d %v", code, list)
+	}
+
+	publish(t, e, "/pulp_ansible/galaxy/gx/api/", "foo-bar-1.0.0.tar.gz")
+	if code, m, _ := e.Do("DELETE", root+"namespaces/foo/", "", nil); code != 400 || !strings.Contains(fmt.Sprint(m), "still collections") {
+		t.Fatalf("deleting a namespace with collections: %d %v", code, m)
+	}
+	code, v, _ := e.Do("GET", root+"collections/index/foo/bar/versions/1.0.0/", "", nil)
+	if ms := v["namespace"].(map[string]any)["metadata_sha256"]; code != 200 || ms != ns["metadata_sha256"] {
+		t.Fatalf("version's namespace metadata_sha256 %v, want %v", ms, ns["metadata_sha256"])
+	}
+
+	ct, body = contenttest.Multipart(map[string]string{"name": "empty"}, "", "", nil)
+	code, m, _ = e.Do("POST", root+"namespaces/", ct, body)
+	e.Done("namespace create", code, m)
+	code, m, _ = e.Do("DELETE", root+"namespaces/empty/", "", nil)
+	e.Done("namespace delete", code, m)
+	if code, _, _ := e.Do("GET", root+"namespaces/empty/", "", nil); code != 404 {
+		t.Fatalf("deleted namespace: %d", code)
+	}
+}
+
+// The unpaged lists, the repository's metadata and the client configuration.
+func TestGalaxyUnpagedAndConfiguration(t *testing.T) {
+	e := newEnv(t)
+	galaxyDist(t, e, "gx")
+	api := "/pulp_ansible/galaxy/gx/api/"
+	for _, f := range []string{"pulp-testing_asset-1.0.0.tar.gz", "pulp-testing_asset-1.0.1.tar.gz", "foo-bar-1.0.0.tar.gz"} {
+		publish(t, e, api, f)
+	}
+	get := func(path string) any {
+		t.Helper()
+		req, _ := http.NewRequest("GET", e.URL+path, nil)
+		req.SetBasicAuth("admin", "pw")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v any
+		if err := json.NewDecoder(resp.Body).Decode(&v); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %v", path, resp.StatusCode, err)
+		}
+		return v
+	}
+	content := api + "v3/plugin/ansible/content/gx/collections/"
+	if all := get(content + "all-versions/").([]any); len(all) != 3 || all[0].(map[string]any)["manifest"] != nil || all[0].(map[string]any)["download_url"] == nil {
+		t.Fatalf("all-versions: %v", all)
+	}
+	if all := get(content + "all-collections/?namespace=pulp").([]any); len(all) != 1 ||
+		all[0].(map[string]any)["highest_version"].(map[string]any)["version"] != "1.0.1" {
+		t.Fatalf("all-collections: %v", all)
+	}
+	if m := get(content).(map[string]any); m["published"] == nil {
+		t.Fatalf("repository metadata: %v", m)
+	}
+	if m := get(api + "v3/plugin/ansible/client-configuration/").(map[string]any); m["default_distribution_path"] != "gx" {
+		t.Fatalf("client configuration: %v", m)
+	}
+	if m := get("/pulp_ansible/galaxy/default/api/v3/plugin/ansible/client-configuration/").(map[string]any); m["default_distribution_path"] != nil {
+		t.Fatalf("client configuration under default/: %v", m)
 	}
 }

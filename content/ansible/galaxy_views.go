@@ -259,7 +259,15 @@ func (p *Plugin) versionDetail(w http.ResponseWriter, r *http.Request) error {
 	if b, ok := p.galaxy.details.Get(key); ok {
 		return writeRaw(w, b)
 	}
-	out, err := p.renderVersion(r, d, ix, v, true)
+	c, err := meta.ContentByPulpID(r.Context(), p.db, v.PulpID)
+	if err != nil {
+		return err
+	}
+	arts, err := meta.UnitArtifacts(r.Context(), p.db, []meta.Content{c})
+	if err != nil {
+		return err
+	}
+	out, err := p.renderVersion(r, d, ix, v, c, arts[0], true)
 	if err != nil {
 		return err
 	}
@@ -278,13 +286,10 @@ func writeRaw(w http.ResponseWriter, b []byte) error {
 	return nil
 }
 
-// renderVersion is a version's detail; docs adds its manifest and file list.
-func (p *Plugin) renderVersion(r *http.Request, d dist, ix *vindex, v *icv, docs bool) (galaxyVersion, error) {
+// renderVersion is the detail of v (its unit c, its artifact art, nil for none); docs
+// adds its manifest and file list.
+func (p *Plugin) renderVersion(r *http.Request, d dist, ix *vindex, v *icv, c meta.Content, art *meta.Artifact, docs bool) (galaxyVersion, error) {
 	ctx := r.Context()
-	c, err := meta.ContentByPulpID(ctx, p.db, v.PulpID)
-	if err != nil {
-		return galaxyVersion{}, err
-	}
 	a := decodeAttrs[cvAttrs](c.Attrs)
 	u := urlsOf(r, d.BasePath)
 	out := galaxyVersion{galaxyVersionItem: renderVersionItem(u, v),
@@ -301,11 +306,7 @@ func (p *Plugin) renderVersion(r *http.Request, d dist, ix *vindex, v *icv, docs
 	if ns, ok := ix.namespaces[a.Namespace]; ok {
 		out.Namespace.MetadataSHA256 = &ns.SHA256
 	}
-	arts, err := meta.UnitArtifacts(ctx, p.db, []meta.Content{c})
-	if err != nil {
-		return out, err
-	}
-	if art := arts[0]; art != nil {
+	if art != nil {
 		out.Artifact = &artifactRef{Filename: c.RelativePath, SHA256: art.SHA256, Size: art.Size}
 		dl := rest.OriginOf(ctx) + defaultRoot + "content/" + escapePath(d.BasePath) + "/collections/artifacts/" + escapePath(c.RelativePath)
 		out.DownloadURL = &dl
@@ -333,6 +334,47 @@ func (p *Plugin) renderVersion(r *http.Request, d dist, ix *vindex, v *icv, docs
 		}
 	}
 	return out, nil
+}
+
+// allVersions is collections/all-versions/: every served version's detail but its
+// manifest and files, unpaged, its keys sorted as pulp_ansible writes them.
+func (p *Plugin) allVersions(w http.ResponseWriter, r *http.Request) error {
+	d, ix, done, err := p.servedRead(w, r)
+	if err != nil || done {
+		return err
+	}
+	l := meta.List{OrderBy: "c.id"}
+	inServed(&l, d, CollectionVersionType)
+	cs, _, err := meta.ListContent(r.Context(), p.db, l)
+	if err != nil {
+		return err
+	}
+	arts, err := meta.UnitArtifacts(r.Context(), p.db, cs)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, 0, len(cs))
+	for i, c := range cs {
+		v := ix.byID[c.ID]
+		if v == nil {
+			continue
+		}
+		gv, err := p.renderVersion(r, d, ix, v, c, arts[i], false)
+		if err != nil {
+			return err
+		}
+		// Through a map, whose keys encoding/json sorts.
+		var m map[string]any
+		b, err := json.Marshal(gv)
+		if err == nil {
+			err = json.Unmarshal(b, &m)
+		}
+		if err != nil {
+			return err
+		}
+		out = append(out, m)
+	}
+	return writeGalaxy(w, http.StatusOK, out)
 }
 
 // signatureOf is a signature unit as the version detail shows it.

@@ -7,6 +7,7 @@ import (
 
 	"pith/api/href"
 	"pith/api/rest"
+	"pith/content"
 	"pith/meta"
 	"pith/task"
 )
@@ -77,4 +78,50 @@ func (p *Plugin) importDetail(w http.ResponseWriter, r *http.Request) error {
 		out.Error = json.RawMessage("null")
 	}
 	return writeGalaxy(w, http.StatusOK, out)
+}
+
+// collectionPatch is the body of a Galaxy collection update (PatchedCollection).
+type collectionPatch struct {
+	Deprecated *bool `json:"deprecated"`
+}
+
+// collectionUpdate is PATCH collections/index/<ns>/<name>/ {"deprecated": …}: a task adds
+// the collection's deprecation to the repository, or removes it.
+func (p *Plugin) collectionUpdate(w http.ResponseWriter, r *http.Request) error {
+	d, ix, err := p.served(r)
+	if err != nil {
+		return err
+	}
+	if d.Repo == nil || d.Version == 0 {
+		return rest.ErrForbidden
+	}
+	var in collectionPatch
+	if _, err := rest.DecodeBody(r, &in); err != nil {
+		return err
+	}
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	if ix.collection(ns, name) == nil {
+		return rest.ErrNotFound
+	}
+	if in.Deprecated == nil || *in.Deprecated {
+		repo, err := meta.RepositoryByPulpID(r.Context(), p.db, d.Repo.PulpID)
+		if err != nil {
+			return err
+		}
+		return p.core.Env().DispatchCreate(w, r, unitKind, href.Root+"content/"+deprecationSegment+"/",
+			unitArgs{Unit: deprecationUnit(ns, name, nil), Repository: repo.PulpID}, &repo)
+	}
+	l := meta.List{}
+	inServed(&l, d, DeprecationType)
+	l.And("c.repo_key = ?", deprecationUnit(ns, name, nil).RepoKey)
+	cs, _, err := meta.ListContent(r.Context(), p.db, l)
+	if err != nil {
+		return err
+	}
+	var remove []int64
+	for _, c := range cs {
+		remove = append(remove, c.ID)
+	}
+	return p.core.Env().Dispatch(w, r, task.Spec{Name: content.ModifyTask, Args: content.ModifyArgs{Repository: d.Repo.PulpID, Remove: remove},
+		Exclusive: []string{repoHref(d.Repo.PulpID)}})
 }

@@ -272,6 +272,17 @@ func TestGalaxyUnpagedAndConfiguration(t *testing.T) {
 		all[0].(map[string]any)["highest_version"].(map[string]any)["version"] != "1.0.1" {
 		t.Fatalf("all-collections: %v", all)
 	}
+	// Deprecating a collection and taking it back, each a new repository version.
+	for _, dep := range []bool{true, false} {
+		code, m := e.JSON("PATCH", content+"index/foo/bar/", map[string]any{"deprecated": dep})
+		e.Done("deprecate", code, m)
+		if c := get(content + "index/foo/bar/").(map[string]any); c["deprecated"] != dep {
+			t.Fatalf("after deprecated=%v: %v", dep, c)
+		}
+		if l := get(content + "index/?deprecated=true").(map[string]any); l["meta"].(map[string]any)["count"] != map[bool]float64{true: 1, false: 0}[dep] {
+			t.Fatalf("deprecated=true list after deprecated=%v: %v", dep, l)
+		}
+	}
 	if m := get(content).(map[string]any); m["published"] == nil {
 		t.Fatalf("repository metadata: %v", m)
 	}

@@ -15,6 +15,7 @@ func (p *Plugin) Declare(t *rest.Table) error {
 	p.declareOtherUnits(t)
 	p.declareOps(t)
 	p.declareTags(t)
+	p.declareCollections(t)
 	if err := p.declareGalaxy(t); err != nil {
 		return err
 	}

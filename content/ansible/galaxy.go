@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"strings"
 
-	"pith/api/href"
 	"pith/api/rest"
 	"pith/internal/lru"
 )
@@ -232,10 +231,4 @@ func (p *Plugin) legacyRedirect(target func(r *http.Request) string) rest.Handle
 		w.WriteHeader(http.StatusFound)
 		return nil
 	}
-}
-
-// hrefCollection is the href of the ansible collection object namespace.name
-// (/pulp/api/v3/ansible/collections/<id>/).
-func hrefCollection(namespace, name string) string {
-	return href.Root + "ansible/collections/" + collectionID(namespace, name) + "/"
 }

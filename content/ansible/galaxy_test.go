@@ -293,3 +293,36 @@ func TestGalaxyUnpagedAndConfiguration(t *testing.T) {
 		t.Fatalf("client configuration under default/: %v", m)
 	}
 }
+
+// /pulp/api/v3/ansible/collections/ lists the collections of the stored versions, each
+// readable at its href and holding object roles.
+func TestCollectionObjects(t *testing.T) {
+	e := newEnv(t)
+	galaxyDist(t, e, "gx")
+	for _, f := range []string{"pulp-testing_asset-1.0.0.tar.gz", "pulp-testing_asset-1.0.1.tar.gz", "foo-bar-1.0.0.tar.gz"} {
+		publish(t, e, "/pulp_ansible/galaxy/gx/api/", f)
+	}
+	code, l, _ := e.Do("GET", "/pulp/api/v3/ansible/collections/?ordering=-name", "", nil)
+	rs, _ := l["results"].([]any)
+	if code != 200 || l["count"] != 2.0 || len(rs) != 2 || rs[0].(map[string]any)["name"] != "testing_asset" {
+		t.Fatalf("collections: %d %v", code, l)
+	}
+	code, l, _ = e.Do("GET", "/pulp/api/v3/ansible/collections/?namespace=foo&name=bar", "", nil)
+	if code != 200 || l["count"] != 1.0 {
+		t.Fatalf("collections of foo.bar: %d %v", code, l)
+	}
+	code, v, _ := e.Do("GET", "/pulp_ansible/galaxy/gx/api/v3/plugin/ansible/content/gx/collections/index/foo/bar/versions/1.0.0/", "", nil)
+	if code != 200 {
+		t.Fatalf("version: %d %v", code, v)
+	}
+	h := "/pulp/api/v3/ansible/collections/" + v["collection"].(map[string]any)["id"].(string) + "/"
+	if code, c, _ := e.Do("GET", h, "", nil); code != 200 || c["namespace"] != "foo" || c["name"] != "bar" {
+		t.Fatalf("collection %s: %d %v", h, code, c)
+	}
+	if code, m, _ := e.Do("GET", h+"list_roles/", "", nil); code != 200 || m["roles"] == nil {
+		t.Fatalf("list_roles: %d %v", code, m)
+	}
+	if code, _, _ := e.Do("GET", "/pulp/api/v3/ansible/collections/?ordering=bogus", "", nil); code != 400 {
+		t.Fatalf("a bad ordering: %d", code)
+	}
+}

@@ -125,6 +125,20 @@ func (p *Plugin) declareGalaxy(t *rest.Table) error {
 		Extra:   []openapi.Param{openapi.Query("since", openapi.Schema{Type: "string"}, "Filter messages since a given timestamp")},
 		Viewset: "collections", Action: "retrieve", Tag: "Collection: Import", Responses: resp(t.Schema("CollectionImportDetailResponse", collectionImport{})),
 		Handler: p.importDetail, WriteError: writeGalaxyError})
+	// The cross-repository search, with no access policy: administrators only.
+	searchItemSchema := t.Schema("CollectionVersionSearchListResponse", searchItem{})
+	searchPage := galaxyPaginated(t, searchItemSchema)
+	for _, s := range []struct{ id, path, pattern string }{
+		{"pulp_ansible_galaxy_default_api_v3_plugin_ansible_search_collection_versions_", defaultRoot + "search/collection-versions/", defaultRoot + "search/collection-versions/{$}"},
+		{"api_v3_plugin_ansible_search_collection_versions_", "{ansible_cross_repository_collection_version_index_href}api/v3/plugin/ansible/search/collection-versions/",
+			GalaxyRoot + "{path}/api/v3/plugin/ansible/search/collection-versions/{$}"},
+	} {
+		t.Add(rest.Op{ID: s.id + "list", Method: "GET", Path: s.path, Pattern: s.pattern, Viewset: "plugin/ansible/search/collection-versions", Action: "list",
+			Detail: true, Extra: searchParams(), Tag: "Pulp_Ansible: Search", Responses: resp(searchPage), Handler: p.searchList})
+		t.Add(rest.Op{ID: s.id + "rebuild", Method: "POST", Path: s.path, Pattern: s.pattern, Viewset: "plugin/ansible/search/collection-versions", Action: "rebuild",
+			Body: searchRebuildIn{}, BodyName: "CollectionVersionSearchList", Media: rest.JSONForms, Tag: "Pulp_Ansible: Search",
+			Responses: []openapi.Response{rest.Resp(201, searchItemSchema)}, Handler: p.searchRebuild})
+	}
 	// v1 roles, anonymous, in pulpcore's pages and errors.
 	t.Add(rest.Op{ID: "api_v1_roles_get", Method: "GET", Path: "{ansible_role_href}api/v1/roles/", Pattern: GalaxyRoot + "{path}/api/v1/roles/{$}",
 		Anonymous: true, Detail: true, Extra: openapi.Pagination(), Tag: "Api: Roles", Responses: resp(t.Paginated(t.Schema("GalaxyRoleResponse", v1Role{}))), Handler: p.rolesList})

@@ -326,3 +326,36 @@ func TestCollectionObjects(t *testing.T) {
 		t.Fatalf("a bad ordering: %d", code)
 	}
 }
+
+// The cross-repository search sees what every distribution serves, with its filters.
+func TestGalaxySearch(t *testing.T) {
+	e := newEnv(t)
+	galaxyDist(t, e, "one")
+	galaxyDist(t, e, "two")
+	for _, f := range []string{"pulp-testing_asset-1.0.0.tar.gz", "pulp-testing_asset-1.0.1.tar.gz"} {
+		publish(t, e, "/pulp_ansible/galaxy/one/api/", f)
+	}
+	publish(t, e, "/pulp_ansible/galaxy/two/api/", "foo-bar-1.0.0.tar.gz")
+	search := "/pulp_ansible/galaxy/default/api/v3/plugin/ansible/search/collection-versions/"
+	for q, want := range map[string]float64{
+		"": 3, "?distribution_base_path=one": 2, "?is_highest=true": 2, "?namespace=pulp&version=1.0.0": 1,
+		"?repository_name=two": 1, "?version_range=>=1.0.1": 1, "?keywords=bar": 1, "?is_signed=true": 0, "?is_signed=maybe": 3,
+	} {
+		code, m, _ := e.Do("GET", search+q, "", nil)
+		if code != 200 || m["meta"].(map[string]any)["count"] != want {
+			t.Errorf("search %s: %d %v, want %v results", q, code, m, want)
+		}
+	}
+	code, m, _ := e.Do("GET", search+"?order_by=-version&namespace=pulp", "", nil)
+	if data, _ := m["data"].([]any); code != 200 || len(data) != 2 || data[0].(map[string]any)["collection_version"].(map[string]any)["version"] != "1.0.1" {
+		t.Fatalf("ordered by -version: %d %v", code, m)
+	}
+	for _, q := range []string{"?order_by=bogus", "?version_range=%3E%3D"} {
+		if code, m, _ := e.Do("GET", search+q, "", nil); code != 400 {
+			t.Errorf("search %s: %d %v, want 400", q, code, m)
+		}
+	}
+	if code, _, _ := e.DoAs("", "", "GET", search, "", nil); code != 401 {
+		t.Errorf("anonymous search: %d, want 401", code)
+	}
+}

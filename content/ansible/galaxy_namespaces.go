@@ -197,7 +197,7 @@ func (p *Plugin) namespaceWrite(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		a.AvatarSHA256 = &art.SHA256
-		files = []meta.ContentFile{{RelativePath: a.Name + "-avatar", ArtifactID: &art.ID}}
+		files = []meta.ContentFile{{RelativePath: avatarPath(a.Name), ArtifactID: &art.ID}}
 	}
 	repo, err := meta.RepositoryByPulpID(r.Context(), p.db, d.Repo.PulpID)
 	if err != nil {
@@ -245,3 +245,40 @@ func (p *Plugin) namespaceDelete(w http.ResponseWriter, r *http.Request) error {
 	return p.core.Env().Dispatch(w, r, task.Spec{Name: content.ModifyTask, Args: content.ModifyArgs{Repository: d.Repo.PulpID, Remove: []int64{ns.ID}},
 		Exclusive: []string{repoHref(d.Repo.PulpID)}})
 }
+
+// namespaceAvatar is content_ansible_namespaces_avatar: 302 to the avatar in the content
+// app of a distribution serving the namespace's metadata; 404 without an avatar or
+// without such a distribution.
+func (p *Plugin) namespaceAvatar(w http.ResponseWriter, r *http.Request) error {
+	c, err := meta.ContentByPulpID(r.Context(), p.db, r.PathValue("id"))
+	if err != nil || c.Type != NamespaceType {
+		return rest.ErrNotFound
+	}
+	a := decodeAttrs[namespaceAttrs](c.Attrs)
+	if a.AvatarSHA256 == nil {
+		return rest.ErrNotFound
+	}
+	ds, _, err := meta.ListDistributions(r.Context(), p.db, meta.List{Where: []string{"d.type = ?"}, Args: []any{RepoType}, OrderBy: "d.id"})
+	if err != nil {
+		return err
+	}
+	for _, md := range ds {
+		d, err := p.distribution(r.Context(), md.BasePath)
+		if err != nil || d.Version == 0 {
+			continue
+		}
+		ix, err := p.galaxy.indexes.get(r.Context(), p, d)
+		if err != nil {
+			return err
+		}
+		if ns, ok := ix.namespaces[a.Name]; ok && ns.ID == c.ID {
+			w.Header().Set("Location", p.galaxy.contentURL(r, d.BasePath, avatarPath(a.Name)))
+			w.WriteHeader(http.StatusFound)
+			return nil
+		}
+	}
+	return rest.ErrNotFound
+}
+
+// avatarPath is the relative path of a namespace's avatar in a distribution.
+func avatarPath(namespace string) string { return namespace + "-avatar" }

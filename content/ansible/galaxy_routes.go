@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"pith/api/href"
 	"pith/api/openapi"
 	"pith/api/rest"
 )
@@ -77,6 +78,7 @@ func (p *Plugin) declareGalaxy(t *rest.Table) error {
 		{id: "v3_collections_update", method: "PATCH", path: "v3/collections/{namespace}/{name}/", viewset: "collections", action: "partial_update", tag: "Pulp_Ansible: Collections V3",
 			body: collectionPatch{}, bodyName: "PatchedCollection", media: rest.JSONForms, responses: found(async), handler: redirect("collections/index/{namespace}/{name}/")},
 		{id: "v3_collections_versions_list", method: "GET", path: "v3/collections/{namespace}/{name}/versions/", viewset: "collections", action: "list", tag: "Pulp_Ansible: Collection Versions V3", list: &versionSpec, responses: found(resp(versionPage)), handler: redirect("collections/index/{namespace}/{name}/versions/")},
+		{id: "v3_artifacts_collections_get", method: "GET", path: "v3/artifacts/collections/{path}/{filename}", viewset: "artifacts/collections", action: "download", tag: "Pulp_Ansible: Artifacts Collections V3", responses: none, handler: redirect("collections/artifacts/{filename}")},
 		{id: "v3_collections_versions_read", method: "GET", path: "v3/collections/{namespace}/{name}/versions/{version}/", viewset: "collections", action: "retrieve", tag: "Pulp_Ansible: Collection Versions V3", responses: found(resp(version)), handler: redirect("collections/index/{namespace}/{name}/versions/{version}/")},
 		{id: "v3_collections_versions_docs_blob_read", method: "GET", path: "v3/collections/{namespace}/{name}/versions/{version}/docs-blob/", viewset: "collections", action: "retrieve", tag: "Pulp_Ansible: Collection Versions Docs V3", responses: found(resp(docs)), handler: redirect("collections/index/{namespace}/{name}/versions/{version}/docs-blob/")},
 		{id: "v3_namespaces_list", method: "GET", path: "v3/namespaces/", viewset: "namespaces", action: "list", tag: "Pulp_Ansible: Namespaces V3", list: &nsSpec, responses: found(resp(nsPage)), handler: redirect("namespaces/")},
@@ -125,6 +127,9 @@ func (p *Plugin) declareGalaxy(t *rest.Table) error {
 		Extra:   []openapi.Param{openapi.Query("since", openapi.Schema{Type: "string"}, "Filter messages since a given timestamp")},
 		Viewset: "collections", Action: "retrieve", Tag: "Collection: Import", Responses: resp(t.Schema("CollectionImportDetailResponse", collectionImport{})),
 		Handler: p.importDetail, WriteError: writeGalaxyError})
+	t.Add(rest.Op{ID: "content_ansible_namespaces_avatar", Method: "GET", Path: "{ansible_ansible_namespace_metadata_href}avatar/",
+		Pattern: href.Root + "content/" + namespaceSegment + "/{id}/avatar/{$}", Viewset: "content/" + namespaceSegment, Action: "avatar", Detail: true,
+		Tag: "Content: Namespaces", Responses: []openapi.Response{{Code: 302, MediaTypes: []string{"application/json"}}}, Handler: p.namespaceAvatar})
 	// The cross-repository search, with no access policy: administrators only.
 	searchItemSchema := t.Schema("CollectionVersionSearchListResponse", searchItem{})
 	searchPage := galaxyPaginated(t, searchItemSchema)
@@ -149,7 +154,8 @@ func (p *Plugin) declareGalaxy(t *rest.Table) error {
 
 // galaxyRouteOp makes the table's operation of a Galaxy operation at one root.
 func galaxyRouteOp(o galaxyOp, id, path string) rest.Op {
-	pattern := path
+	// The legacy download names {path} twice; the mux wants its wildcards unique.
+	pattern := strings.Replace(path, "collections/{path}/", "collections/{artifact_path}/", 1)
 	if strings.HasSuffix(pattern, "/") {
 		pattern += "{$}"
 	}

@@ -144,9 +144,11 @@ func TestGalaxyPublishAndInstallReads(t *testing.T) {
 	if resp.StatusCode != 302 || !strings.HasSuffix(loc, "/pulp/content/gx/cisco-iosxr-4.0.2.tar.gz") {
 		t.Fatalf("download: %d to %q", resp.StatusCode, loc)
 	}
-	code, body, _ := e.Do("GET", dl, "", nil)
-	if code != 200 || body != nil && body["_raw"] != string(tarball(t, "cisco-iosxr-4.0.2.tar.gz")) {
-		t.Fatalf("download followed: %d", code)
+	for _, u := range []string{dl, api + "v3/artifacts/collections/gx/cisco-iosxr-4.0.2.tar.gz"} {
+		code, body, _ := e.Do("GET", u, "", nil)
+		if code != 200 || body["_raw"] != string(tarball(t, "cisco-iosxr-4.0.2.tar.gz")) {
+			t.Fatalf("download %s followed: %d", u, code)
+		}
 	}
 	code, list, _ := e.Do("GET", api+"v3/plugin/ansible/content/gx/collections/index/?limit=2", "", nil)
 	if code != 200 || list["meta"].(map[string]any)["count"] != 4.0 || len(list["data"].([]any)) != 2 || list["links"].(map[string]any)["next"] == nil {
@@ -229,6 +231,21 @@ func TestGalaxyNamespaces(t *testing.T) {
 	code, v, _ := e.Do("GET", root+"collections/index/foo/bar/versions/1.0.0/", "", nil)
 	if ms := v["namespace"].(map[string]any)["metadata_sha256"]; code != 200 || ms != ns["metadata_sha256"] {
 		t.Fatalf("version's namespace metadata_sha256 %v, want %v", ms, ns["metadata_sha256"])
+	}
+
+	// An avatar: kept with the metadata, served by the content app of a distribution
+	// serving it, anonymously.
+	png := []byte("\x89PNG\r\n\x1a\n not really")
+	ct, body = contenttest.Multipart(map[string]string{"name": "pic"}, "avatar", "logo.png", png)
+	code, m, _ = e.Do("POST", root+"namespaces/", ct, body)
+	e.Done("namespace with avatar", code, m)
+	code, ns, _ = e.Do("GET", root+"namespaces/pic/", "", nil)
+	avatar, _ := ns["avatar_url"].(string)
+	if code != 200 || avatar == "" || ns["avatar_sha256"] == nil {
+		t.Fatalf("namespace with avatar: %d %v", code, ns)
+	}
+	if code, m, _ := e.DoAs("", "", "GET", strings.TrimPrefix(avatar, e.URL), "", nil); code != 200 || m["_raw"] != string(png) {
+		t.Fatalf("avatar %s: %d %v", avatar, code, m)
 	}
 
 	ct, body = contenttest.Multipart(map[string]string{"name": "empty"}, "", "", nil)

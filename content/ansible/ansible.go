@@ -58,5 +58,5 @@ func (*Plugin) Claims() content.Component {
 func (p *Plugin) Tasks() map[string]task.Func {
 	return map[string]task.Func{CopyMoveTask: p.runCopyMove, CopyContentTask: p.runCopyContent, MarkTask: p.runMark(true),
 		UnmarkTask: p.runMark(false), SignTask: p.runSign, RebuildTask: p.runRebuild, RoleSyncTask: p.runRoleSync,
-		GitSyncTask: p.runGitSync, SyncTask: p.runSync}
+		GitSyncTask: p.runGitSync, DeleteTask: p.runDelete, SyncTask: p.runSync}
 }

@@ -376,3 +376,39 @@ func TestGalaxySearch(t *testing.T) {
 		t.Errorf("anonymous search: %d, want 401", code)
 	}
 }
+
+// Deleting through Galaxy: refused while another collection needs the version (no other
+// version in its range), else the version leaves the repository and the database.
+func TestGalaxyDelete(t *testing.T) {
+	e := newEnv(t)
+	galaxyDist(t, e, "gx")
+	api := "/pulp_ansible/galaxy/gx/api/"
+	for _, f := range []string{"ansible-utils-2.7.0.tar.gz", "ansible-netcommon-4.1.0.tar.gz", "pulp-testing_asset-1.0.0.tar.gz", "pulp-testing_asset-1.0.1.tar.gz"} {
+		publish(t, e, api, f)
+	}
+	index := api + "v3/plugin/ansible/content/gx/collections/index/"
+	code, m, _ := e.Do("DELETE", index+"ansible/utils/versions/2.7.0/", "", nil)
+	if deps, _ := m["dependent_collection_versions"].([]any); code != 400 || len(deps) != 1 || deps[0] != "ansible.netcommon 4.1.0" {
+		t.Fatalf("deleting a version another needs: %d %v", code, m)
+	}
+	if code, m, _ := e.Do("DELETE", index+"ansible/utils/", "", nil); code != 400 || m["dependent_collection_versions"] == nil {
+		t.Fatalf("deleting a collection another needs: %d %v", code, m)
+	}
+	units := e.Count("contents")
+	code, m, _ = e.Do("DELETE", index+"pulp/testing_asset/versions/1.0.0/", "", nil)
+	e.Done("delete version", code, m)
+	if code, _, _ := e.Do("GET", index+"pulp/testing_asset/versions/1.0.0/", "", nil); code != 404 {
+		t.Fatalf("deleted version: %d", code)
+	}
+	if n := e.Count("contents"); n != units-1 {
+		t.Fatalf("%d units after the delete, want %d", n, units-1)
+	}
+	code, m, _ = e.Do("DELETE", index+"ansible/netcommon/", "", nil)
+	e.Done("delete collection", code, m)
+	code, m, _ = e.Do("DELETE", index+"ansible/utils/", "", nil)
+	e.Done("delete the collection no longer needed", code, m)
+	code, l, _ := e.Do("GET", index, "", nil)
+	if code != 200 || l["meta"].(map[string]any)["count"] != 1.0 {
+		t.Fatalf("collections after the deletes: %d %v", code, l)
+	}
+}

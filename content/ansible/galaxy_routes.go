@@ -55,7 +55,7 @@ func (p *Plugin) declareGalaxy(t *rest.Table) error {
 	for k := range collectionOrder {
 		collSpec.Ordering[k] = k
 	}
-	versionSpec := rest.ListSpec{Filters: append(append(cvFilters(), rest.UnitFilters()...), rest.IdentityFilters("c.pulp_id")...), Ordering: cvOrdering()}
+	versionSpec := galaxyVersionSpec()
 	nsSpec := galaxyNamespaceSpec()
 	ns := t.Schema("ansible.AnsibleNamespaceMetadataResponse", namespaceResponse{})
 	nsPage := t.Paginated(ns)
@@ -154,6 +154,12 @@ func (p *Plugin) declareGalaxy(t *rest.Table) error {
 	t.Add(rest.Op{ID: "api_v1_roles_versions_list", Method: "GET", Path: "{ansible_role_href}versions/", Pattern: GalaxyRoot + "{path}/api/v1/roles/{role}/versions/{$}",
 		Anonymous: true, Detail: true, Extra: openapi.Pagination(), Tag: "Api: Roles", Responses: resp(t.Paginated(t.Schema("GalaxyRoleVersionResponse", v1RoleVersion{}))), Handler: p.roleVersions})
 	return nil
+}
+
+// galaxyVersionSpec is the versions list's filters and orderings: the Pulp API's
+// collection version list's.
+func galaxyVersionSpec() rest.ListSpec {
+	return rest.ListSpec{Filters: append(append(cvFilters(), rest.UnitFilters()...), rest.IdentityFilters("c.pulp_id")...), Ordering: cvOrdering()}
 }
 
 // galaxyRouteOp makes the table's operation of a Galaxy operation at one root.

@@ -412,3 +412,66 @@ func TestGalaxyDelete(t *testing.T) {
 		t.Fatalf("collections after the deletes: %d %v", code, l)
 	}
 }
+
+// Publishing needs the model-level ansible.add_collection that pulp_ansible's policy
+// asks: a repository's owner may not, a user holding it may.
+func TestGalaxyPublishPermission(t *testing.T) {
+	e := newEnv(t)
+	repo := galaxyDist(t, e, "gx")
+	const pw = "bob has a long password"
+	code, user := e.JSON("POST", "/pulp/api/v3/users/", map[string]any{"username": "bob", "password": pw})
+	if code != 201 {
+		t.Fatalf("user: %d %v", code, user)
+	}
+	if code, m := e.JSON("POST", repo+"add_role/", map[string]any{"role": "ansible.ansiblerepository_owner", "users": []string{"bob"}}); code != 201 {
+		t.Fatalf("add_role: %d %v", code, m)
+	}
+	try := func() (int, map[string]any) {
+		ct, body := publishBody(t, "foo-bar-1.0.0.tar.gz", tarball(t, "foo-bar-1.0.0.tar.gz"))
+		code, m, _ := e.DoAs("bob", pw, "POST", "/pulp_ansible/galaxy/gx/api/v3/artifacts/collections/", ct, body)
+		return code, m
+	}
+	if code, m := try(); code != 403 || m["errors"] == nil {
+		t.Fatalf("publish as the repository's owner: %d %v, want 403 in Galaxy's shape", code, m)
+	}
+	if code, m := e.JSON("POST", "/pulp/api/v3/roles/", map[string]any{"name": "publisher", "permissions": []string{"ansible.add_collection"}}); code != 201 {
+		t.Fatalf("role: %d %v", code, m)
+	}
+	if code, m := e.JSON("POST", user["pulp_href"].(string)+"roles/", map[string]any{"role": "publisher", "content_object": nil}); code != 201 {
+		t.Fatalf("assign: %d %v", code, m)
+	}
+	code, m := try()
+	e.Done("publish with ansible.add_collection", code, m)
+}
+
+// The versions list: newest first from the index, filtered and ordered through the
+// database.
+func TestGalaxyVersionsList(t *testing.T) {
+	e := newEnv(t)
+	galaxyDist(t, e, "gx")
+	api := "/pulp_ansible/galaxy/gx/api/"
+	for _, f := range []string{"pulp-testing_asset-1.0.1.tar.gz", "pulp-testing_asset-1.0.0.tar.gz"} {
+		publish(t, e, api, f)
+	}
+	list := api + "v3/plugin/ansible/content/gx/collections/index/pulp/testing_asset/versions/"
+	for q, want := range map[string][]string{
+		"":                           {"1.0.0", "1.0.1"}, // newest upload first
+		"?ordering=version":          {"1.0.0", "1.0.1"},
+		"?ordering=-version":         {"1.0.1", "1.0.0"},
+		"?version=1.0.1":             {"1.0.1"},
+		"?limit=1&offset=1":          {"1.0.1"},
+		"?ordering=-version&limit=1": {"1.0.1"},
+	} {
+		code, m, _ := e.Do("GET", list+q, "", nil)
+		var got []string
+		for _, d := range m["data"].([]any) {
+			got = append(got, d.(map[string]any)["version"].(string))
+		}
+		if code != 200 || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("versions%s: %d %v, want %v", q, code, got, want)
+		}
+	}
+	if code, m, _ := e.Do("GET", list+"?ordering=bogus", "", nil); code != 400 || m["errors"] == nil {
+		t.Errorf("a bad ordering: %d %v", code, m)
+	}
+}

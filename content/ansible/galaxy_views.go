@@ -207,26 +207,62 @@ func (p *Plugin) collectionDetail(w http.ResponseWriter, r *http.Request) error 
 }
 
 // versionsList is …/versions/: a collection's served versions, newest first, paged; an
-// unknown collection has none (200, as pulp_ansible answers).
+// unknown collection has none (200, as pulp_ansible answers). Asked for no more than a
+// page, it answers from the index; filters and orderings go through the database.
 func (p *Plugin) versionsList(w http.ResponseWriter, r *http.Request) error {
 	d, ix, done, err := p.servedRead(w, r)
 	if err != nil || done {
 		return err
 	}
-	var vs []*icv
-	if c := ix.collection(r.PathValue("namespace"), r.PathValue("name")); c != nil {
-		vs = c.Versions
-	}
-	if v, ok := r.URL.Query()["version"]; ok {
-		vs = slices.DeleteFunc(slices.Clone(vs), func(x *icv) bool { return x.Version != v[0] })
-	}
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
 	u, pg := urlsOf(r, d.BasePath), pagingOf(r)
-	from, to := pg.window(len(vs))
-	data := make([]any, 0, to-from)
-	for _, v := range vs[from:to] {
+	var vs []*icv
+	count := 0
+	if pagingOnly(r) {
+		if c := ix.collection(ns, name); c != nil {
+			vs = c.Versions
+		}
+		count = len(vs)
+		from, to := pg.window(len(vs))
+		vs = vs[from:to]
+	} else {
+		q, err := rest.ParseList(r, p.db.Dialect(), galaxyVersionSpec())
+		if err != nil {
+			return err
+		}
+		inServed(&q.List, d, CollectionVersionType)
+		dia := p.db.Dialect()
+		q.List.And(dia.JSONText("c.attrs", "namespace")+" = ? AND "+dia.JSONText("c.attrs", "name")+" = ?", ns, name)
+		if q.List.OrderBy == "" {
+			q.List.OrderBy = "c.created DESC, c.id DESC"
+		}
+		q.List.Limit, q.List.Offset = pg.limit, pg.offset
+		cs, total, err := meta.ListContent(r.Context(), p.db, q.List)
+		if err != nil {
+			return q.Explain(err)
+		}
+		count = int(total)
+		for _, c := range cs {
+			if v := ix.byID[c.ID]; v != nil {
+				vs = append(vs, v)
+			}
+		}
+	}
+	data := make([]any, 0, len(vs))
+	for _, v := range vs {
 		data = append(data, renderVersionItem(u, v))
 	}
-	return writeGalaxy(w, http.StatusOK, pg.page(r, len(vs), data))
+	return writeGalaxy(w, http.StatusOK, pg.page(r, count, data))
+}
+
+// pagingOnly reports whether a list request asks nothing but a page.
+func pagingOnly(r *http.Request) bool {
+	for k := range r.URL.Query() {
+		if k != "limit" && k != "offset" {
+			return false
+		}
+	}
+	return true
 }
 
 func renderVersionItem(u galaxyURLs, v *icv) galaxyVersionItem {

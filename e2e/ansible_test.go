@@ -150,13 +150,21 @@ func TestAnsibleGalaxyFixture(t *testing.T) {
 	})
 }
 
-// The scenario against a pith distribution: a repository (whose gpgkey verifies the
-// signatures uploaded for verify) distributed at base path "e2e", and a role synced
-// into it by a role remote from internal/testgalaxy, which also serves the role's
-// archive in place of GitHub.
+// The scenario against a pith distribution on each installation: a repository (whose
+// gpgkey verifies the signatures uploaded for verify) distributed at base path "e2e",
+// and a role synced into it by a role remote from internal/testgalaxy, which also
+// serves the role's archive in place of GitHub.
 func TestAnsibleGalaxyPith(t *testing.T) {
-	fx := testgalaxy.New(t, testgalaxy.Config{Roles: []testgalaxy.Role{{Namespace: "pith", Name: "hello", Versions: []string{"1.0.0", "1.1.0"}}}})
-	s := startPith(t, "", "--role-archive-origin", fx.URL)
+	for name, start := range installations() {
+		t.Run(name, func(t *testing.T) {
+			fx := testgalaxy.New(t, testgalaxy.Config{Roles: []testgalaxy.Role{{Namespace: "pith", Name: "hello", Versions: []string{"1.0.0", "1.1.0"}}}})
+			galaxyOnPith(t, start(t, "--role-archive-origin", fx.URL), fx)
+		})
+	}
+}
+
+// galaxyOnPith sets a distribution up on s and runs the scenario against it.
+func galaxyOnPith(t *testing.T, s *server, fx *testgalaxy.Server) {
 	k := testgalaxy.NewKeyring(t)
 	api := s.url + "/pulp/api/v3/"
 	js := func(v any) (string, io.Reader) {

@@ -44,6 +44,9 @@ func writeGalaxyError(w http.ResponseWriter, r *http.Request, err error) {
 	rec := httptest.NewRecorder()
 	rest.WriteError(rec, r, err)
 	status := rec.Code
+	// An error is no answer a client may keep and revalidate.
+	w.Header().Del("ETag")
+	w.Header().Del("Cache-Control")
 	for k, v := range rec.Header() {
 		if k != "Content-Type" && k != "Content-Length" {
 			w.Header()[k] = v

@@ -100,6 +100,18 @@ func TestGalaxyPublishAndInstallReads(t *testing.T) {
 		t.Fatalf("republished cisco.iosxr 4.0.2: %v", imp)
 	}
 
+	// Without the trailing slash: a redirect to it (Go's mux: 307; Django's APPEND_SLASH:
+	// 301), which the sync clients need (they ask for …/api and …/collections/<ns>/<name>).
+	for _, p := range []string{"/pulp_ansible/galaxy/gx/api", api + "v3/collections/cisco/iosxr"} {
+		resp, err := noRedirect.Get(e.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 307 || resp.Header.Get("Location") != p+"/" {
+			t.Errorf("GET %s: %d to %q, want 307 to the path with its slash", p, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
 	code, root, _ := e.DoAs("", "", "GET", api, "", nil)
 	if code != 200 || root["current_version"] != "v3" {
 		t.Fatalf("api root (anonymous): %d %v", code, root)

@@ -487,3 +487,31 @@ func TestGalaxyVersionsList(t *testing.T) {
 		t.Errorf("a bad ordering: %d %v", code, m)
 	}
 }
+
+// A private repository's Galaxy reads need ansible.view_ansiblerepository (on the model
+// or the repository); a public one's any authenticated user may read.
+func TestGalaxyPrivateRepository(t *testing.T) {
+	e := newEnv(t)
+	repo := galaxyDist(t, e, "gx")
+	for _, u := range []string{"bob", "carol"} {
+		if code, m := e.JSON("POST", "/pulp/api/v3/users/", map[string]any{"username": u, "password": u + " has a long password"}); code != 201 {
+			t.Fatalf("user %s: %d %v", u, code, m)
+		}
+	}
+	if code, m := e.JSON("POST", repo+"add_role/", map[string]any{"role": "ansible.ansiblerepository_viewer", "users": []string{"bob"}}); code != 201 {
+		t.Fatalf("add_role: %d %v", code, m)
+	}
+	index := "/pulp_ansible/galaxy/gx/api/v3/plugin/ansible/content/gx/collections/index/"
+	read := func(u string) int {
+		code, _, _ := e.DoAs(u, u+" has a long password", "GET", index, "", nil)
+		return code
+	}
+	if a, b := read("bob"), read("carol"); a != 200 || b != 200 {
+		t.Fatalf("public repository: bob %d, carol %d; want 200 for both", a, b)
+	}
+	code, m := e.JSON("PATCH", repo, map[string]any{"private": true})
+	e.Done("make private", code, m)
+	if a, b := read("bob"), read("carol"); a != 200 || b != 403 {
+		t.Fatalf("private repository: bob %d, carol %d; want 200 and 403", a, b)
+	}
+}

@@ -84,6 +84,8 @@ type dist struct {
 	Published     int64
 	// Pinned: it serves one fixed version (repository_version), not the latest.
 	Pinned bool
+	// Guard is the pulp_id of its content guard ("" for none).
+	Guard string
 }
 
 // distRepo is the repository a distribution serves.
@@ -114,7 +116,8 @@ func (p *Plugin) distribution(ctx context.Context, basePath string) (dist, error
 	var repoID, verID, number, published, repoUpdated sql.NullInt64
 	var repoPulp, verPulp, attrs sql.NullString
 	var pinned sql.NullInt64
-	err := p.db.QueryRow(ctx, `SELECT d.id, d.pulp_id, d.base_path, d.repository_version_id,
+	var guard sql.NullString
+	err := p.db.QueryRow(ctx, `SELECT d.id, d.pulp_id, d.base_path, d.repository_version_id, d.content_guard,
 			r.id, r.pulp_id, r.attrs, r.updated, v.id, v.pulp_id, v.number, v.created
 		FROM distributions d
 		LEFT JOIN repository_versions fv ON fv.id = d.repository_version_id
@@ -122,14 +125,14 @@ func (p *Plugin) distribution(ctx context.Context, basePath string) (dist, error
 		LEFT JOIN repository_versions v ON v.id = COALESCE(fv.id,
 			(SELECT lv.id FROM repository_versions lv WHERE lv.repository_id = d.repository_id ORDER BY lv.number DESC LIMIT 1))
 		WHERE d.base_path = ? AND d.type = ?`, basePath, RepoType).Scan(
-		&d.ID, &d.PulpID, &d.BasePath, &pinned, &repoID, &repoPulp, &attrs, &repoUpdated, &verID, &verPulp, &number, &published)
+		&d.ID, &d.PulpID, &d.BasePath, &pinned, &guard, &repoID, &repoPulp, &attrs, &repoUpdated, &verID, &verPulp, &number, &published)
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, errNoDistribution
 	}
 	if err != nil {
 		return d, err
 	}
-	d.Pinned = pinned.Valid
+	d.Pinned, d.Guard = pinned.Valid, guard.String
 	if repoID.Valid {
 		d.Repo = &distRepo{ID: repoID.Int64, PulpID: repoPulp.String, Updated: repoUpdated.Int64,
 			Private: decodeAttrs[repoAttrs](json.RawMessage(attrs.String)).Private}

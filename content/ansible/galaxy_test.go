@@ -515,3 +515,32 @@ func TestGalaxyPrivateRepository(t *testing.T) {
 		t.Fatalf("private repository: bob %d, carol %d; want 200 and 403", a, b)
 	}
 }
+
+// A distribution behind a content_redirect guard: the download redirect is signed, so
+// the client fetches without credentials, as ansible-galaxy does.
+func TestGalaxyDownloadPreauthenticated(t *testing.T) {
+	e := newEnv(t)
+	galaxyDist(t, e, "gx")
+	publish(t, e, "/pulp_ansible/galaxy/gx/api/", "foo-bar-1.0.0.tar.gz")
+	_, g := e.JSON("POST", "/pulp/api/v3/contentguards/core/content_redirect/", map[string]any{"name": "signed"})
+	_, dl := e.JSON("GET", "/pulp/api/v3/distributions/ansible/ansible/?base_path=gx", nil)
+	code, m := e.JSON("PATCH", dl["results"].([]any)[0].(map[string]any)["pulp_href"].(string), map[string]any{"content_guard": g["pulp_href"]})
+	e.Done("guard", code, m)
+	if code, _, _ := e.DoAs("", "", "GET", "/pulp/content/gx/foo-bar-1.0.0.tar.gz", "", nil); code != 403 {
+		t.Fatalf("unsigned content URL: %d, want 403", code)
+	}
+	req, _ := http.NewRequest("GET", e.URL+"/pulp_ansible/galaxy/default/api/v3/plugin/ansible/content/gx/collections/artifacts/foo-bar-1.0.0.tar.gz", nil)
+	req.SetBasicAuth("admin", "pw")
+	resp, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != 302 || !strings.Contains(loc, "validate_token=") {
+		t.Fatalf("download: %d to %q", resp.StatusCode, loc)
+	}
+	if code, m, _ := e.DoAs("", "", "GET", strings.TrimPrefix(loc, e.URL), "", nil); code != 200 || m["_raw"] != string(tarball(t, "foo-bar-1.0.0.tar.gz")) {
+		t.Fatalf("signed download: %d", code)
+	}
+}

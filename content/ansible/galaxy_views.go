@@ -1,16 +1,19 @@
 package ansible
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
+	"time"
 
 	"pith/api/href"
 	"pith/api/rest"
 	"pith/meta"
+	"pith/serve/guard"
 )
 
 // The Galaxy API's reads: the API roots, collections, versions, their details and
@@ -448,6 +451,26 @@ func (p *Plugin) docsBlob(w http.ResponseWriter, r *http.Request) error {
 	return writeGalaxy(w, http.StatusOK, docsBlobResponse{DocsBlob: b})
 }
 
+// preauthenticate signs a content app URL of d for its content_redirect guard, as
+// pulp_ansible's download redirect does, so that the client needs no credentials there;
+// other guards are the client's to satisfy.
+func (p *Plugin) preauthenticate(r *http.Request, d dist, u string) (string, error) {
+	if d.Guard == "" {
+		return u, nil
+	}
+	g, err := meta.GuardByPulpID(r.Context(), p.db, d.Guard)
+	if err != nil || g.Type != "core.content_redirect" {
+		return u, err
+	}
+	var attrs struct {
+		SharedSecret string `json:"shared_secret"`
+	}
+	json.Unmarshal(g.Attrs, &attrs)
+	salt := make([]byte, 8)
+	rand.Read(salt)
+	return guard.Preauthenticate(attrs.SharedSecret, u, salt, time.Now())
+}
+
 // artifactName is what the download route accepts (pulp_ansible's pattern).
 var artifactName = regexp.MustCompile(`^(\w+)-(\w+)-([\w.-]+)\.tar\.gz$`)
 
@@ -464,7 +487,11 @@ func (p *Plugin) artifactDownload(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Location", p.galaxy.contentURL(r, d.BasePath, name))
+	loc, err := p.preauthenticate(r, d, p.galaxy.contentURL(r, d.BasePath, name))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", loc)
 	w.WriteHeader(http.StatusFound)
 	return nil
 }

@@ -39,7 +39,13 @@ func testKey(t *testing.T) *sign.Signer { return testgalaxy.NewKeyring(t).Signer
 // manifestOf is the MANIFEST.json of a collection tarball of the test data.
 func manifestOf(t *testing.T, file string) []byte {
 	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(tarball(t, file)))
+	return manifestOfBytes(t, tarball(t, file))
+}
+
+// manifestOfBytes is the MANIFEST.json of a collection tarball.
+func manifestOfBytes(t testing.TB, artifact []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(artifact))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +53,7 @@ func manifestOf(t *testing.T, file string) []byte {
 	for {
 		h, err := tr.Next()
 		if err != nil {
-			t.Fatalf("%s has no MANIFEST.json: %v", file, err)
+			t.Fatalf("the collection has no MANIFEST.json: %v", err)
 		}
 		if h.Name == "MANIFEST.json" {
 			b, err := io.ReadAll(tr)
@@ -229,9 +235,11 @@ func TestOtherUnits(t *testing.T) {
 	if code != 201 || m["marked_collection"] != cv || m["value"] != "approved" {
 		t.Fatalf("mark: %d %v", code, m)
 	}
-	code, m = e.JSON("POST", "/pulp/api/v3/content/ansible/collection_marks/", map[string]any{"marked_collection": cv, "value": "not a slug"})
-	if code != 400 || m["value"] == nil {
-		t.Errorf("bad mark value: %d %v", code, m)
+	for _, bad := range []string{"not a slug", strings.Repeat("x", 51)} {
+		code, m = e.JSON("POST", "/pulp/api/v3/content/ansible/collection_marks/", map[string]any{"marked_collection": cv, "value": bad})
+		if code != 400 || m["value"] == nil {
+			t.Errorf("mark value %.20q: %d %v", bad, code, m)
+		}
 	}
 	code, m, _ = e.Do("GET", "/pulp/api/v3/content/ansible/collection_marks/?value=approved&marked_collection="+cv, "", nil)
 	if code != 200 || m["count"].(float64) != 1 {

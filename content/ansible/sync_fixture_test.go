@@ -33,6 +33,7 @@ type fixtureVersion struct {
 	ns, name, version string
 	deps              map[string]string
 	signed            bool
+	marks             []string
 	tarball           []byte
 	sha256            string
 	// served replaces the artifact's bytes (the listed sha256 stays the tarball's).
@@ -201,7 +202,7 @@ func (g *galaxyFixture) entry(v *fixtureVersion, detail bool) map[string]any {
 	}
 	e := map[string]any{
 		"version": v.version, "href": g.href(v), "created_at": g.published, "updated_at": g.published, "requires_ansible": ">=2.14.0",
-		"marks": []any{}, "artifact": map[string]any{"filename": v.filename(), "sha256": v.sha256, "size": len(v.tarball)},
+		"marks": append([]string{}, v.marks...), "artifact": map[string]any{"filename": v.filename(), "sha256": v.sha256, "size": len(v.tarball)},
 		"collection":   map[string]any{"id": "x", "name": v.name, "href": "/api/v3/collections/" + v.ns + "/" + v.name + "/"},
 		"download_url": g.srv.URL + "/download/" + v.filename(), "name": v.name,
 		"namespace": map[string]any{"name": v.ns, "metadata_sha256": nil}, "signatures": sigs,

@@ -231,9 +231,9 @@ type upstreamVersion struct {
 	SHA256                   string
 	Size                     int64
 	Dependencies             map[string]string
-	// Signatures are the upstream's; only whether there are any counts yet (signed_only):
-	// storing them waits for the signature unit kind.
+	// Signatures and Marks are the upstream's, stored with the version as they come.
 	Signatures      []upstreamSignature
+	Marks           []string
 	RequiresAnsible *string
 	GitURL          string
 	meta            upstreamMetadata
@@ -312,6 +312,18 @@ func readVersion(w *walker, base string, api int, detail bool) (*upstreamVersion
 				err := w.decode(&sig, maxSmallValue)
 				v.Signatures = append(v.Signatures, sig)
 				return err
+			})
+		case "marks":
+			return w.array(func() error {
+				var mark string
+				if err := w.decode(&mark, maxSmallValue); err != nil {
+					return err
+				}
+				if !slug.MatchString(mark) || len(mark) > maxMark {
+					return fmt.Errorf("mark %.60q is not a slug of at most %d characters", mark, maxMark)
+				}
+				v.Marks = append(v.Marks, mark)
+				return nil
 			})
 		case "metadata":
 			return w.object(func(key string) error {

@@ -2,6 +2,8 @@ package ansible
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -111,24 +113,25 @@ func (st *storer) batch(ctx context.Context, items []*item) error {
 	}
 	var units []meta.NewUnit
 	var docs []map[string][]byte
+	var ups []*upstreamVersion
 	held := 0
 	for _, it := range items {
 		u, d, err := st.build(ctx, it)
 		if err != nil {
 			return err
 		}
-		units, docs = append(units, u), append(docs, d)
+		units, docs, ups = append(units, u), append(docs, d), append(ups, it.v)
 		for _, b := range d {
 			held += len(b)
 		}
 		if held >= flushBytes {
-			if err := st.save(ctx, units, docs); err != nil {
+			if err := st.save(ctx, units, docs, ups); err != nil {
 				return err
 			}
-			units, docs, held = nil, nil, 0
+			units, docs, ups, held = nil, nil, nil, 0
 		}
 	}
-	return st.save(ctx, units, docs)
+	return st.save(ctx, units, docs, ups)
 }
 
 // fetch gets what the upstream must send for a version: its artifact (immediate, when
@@ -296,8 +299,10 @@ func deref(p *string) string {
 	return *p
 }
 
-// save writes units with the documents of those created.
-func (st *storer) save(ctx context.Context, units []meta.NewUnit, docs []map[string][]byte) error {
+// save writes units with the documents of those created, and the signatures and marks
+// the upstream lists for each (ups[i] is units[i]'s version), which pulp_ansible stores
+// as they come, unverified.
+func (st *storer) save(ctx context.Context, units []meta.NewUnit, docs []map[string][]byte, ups []*upstreamVersion) error {
 	if len(units) == 0 {
 		return nil
 	}
@@ -308,14 +313,26 @@ func (st *storer) save(ctx context.Context, units []meta.NewUnit, docs []map[str
 		if stored, created, err = meta.PutContents(ctx, tx, units); err != nil {
 			return err
 		}
+		var related []meta.NewUnit
 		for i, c := range stored {
 			if created[i] && docs[i] != nil {
 				if err := meta.PutDocuments(ctx, tx, c.ID, docs[i]); err != nil {
 					return err
 				}
 			}
+			for _, sig := range ups[i].Signatures {
+				related = append(related, meta.NewUnit{Content: syncedSignature(c.PulpID, sig)})
+			}
+			for _, mark := range ups[i].Marks {
+				related = append(related, meta.NewUnit{Content: markUnit(c.PulpID, mark)})
+			}
 		}
-		return nil
+		if len(related) == 0 {
+			return nil
+		}
+		rs, rc, err := meta.PutContents(ctx, tx, related)
+		stored, created = append(stored, rs...), append(created, rc...)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("store %d collection versions: %w", len(units), err)
@@ -349,4 +366,11 @@ func (st *storer) undo(ctx context.Context) {
 			st.s.p.core.Log.Error("a failed sync's blob was not deleted; orphan cleanup will", "sha256", d, "err", err)
 		}
 	}
+}
+
+// syncedSignature is the unit of a signature an upstream lists for collection version
+// cv: its text and key fingerprint as listed, no signing service of this server.
+func syncedSignature(cv string, sig upstreamSignature) meta.Content {
+	sum := sha256.Sum256([]byte(sig.Signature))
+	return sigUnit(cv, sigAttrs{PubkeyFingerprint: sig.PubkeyFingerprint, Data: sig.Signature, Digest: hex.EncodeToString(sum[:])}, nil)
 }

@@ -121,3 +121,47 @@ func want(t *testing.T, what string, got []string, want ...string) {
 		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
 	}
 }
+
+// A sync stores the signatures and marks the upstream lists for each version it
+// stores, unverified, as pulp_ansible does; syncing again finds them stored.
+func TestSyncSignaturesAndMarks(t *testing.T) {
+	e := newSyncEnv(t)
+	v := e.g.add("acme", "app", "1.0.0", nil)
+	v.signed, v.marks = true, []string{"certified", "reviewed"}
+	e.g.add("acme", "lib", "1.0.0", nil)
+	repo := e.repo("r", e.remote("g", nil))
+	e.syncOK(repo, nil)
+	cv := e.cv(repo, "acme.app", "1.0.0")["pulp_href"].(string)
+	version := e.latest(repo)
+	list := func(kind, field string) []string {
+		t.Helper()
+		code, m, _ := e.Do("GET", "/pulp/api/v3/content/ansible/"+kind+"/?repository_version="+version, "", nil)
+		if code != 200 {
+			t.Fatalf("%s: %d %v", kind, code, m)
+		}
+		var out []string
+		for _, r := range m["results"].([]any) {
+			u := r.(map[string]any)
+			out = append(out, fmt.Sprintf("%v %v", u[field], u["pubkey_fingerprint"]))
+		}
+		sort.Strings(out)
+		return out
+	}
+	want(t, "signatures", list("collection_signatures", "signed_collection"), cv+" 0123456789abcdef")
+	want(t, "marks", list("collection_marks", "marked_collection"), cv+" <nil>", cv+" <nil>")
+	code, m, _ := e.Do("GET", "/pulp/api/v3/content/ansible/collection_marks/?value=certified&marked_collection="+cv, "", nil)
+	if code != 200 || m["count"].(float64) != 1 {
+		t.Errorf("the mark certified: %d %v", code, m)
+	}
+	e.syncOK(repo, map[string]any{"optimize": false})
+	if got := e.latest(repo); got != version {
+		t.Errorf("syncing an unchanged upstream again made %s", got)
+	}
+	// A mark that is no slug fails the sync, naming it.
+	e.g.mu.Lock()
+	v.marks = append(v.marks, "not a slug")
+	e.g.mu.Unlock()
+	if tk := e.sync(repo, map[string]any{"optimize": false}); tk["state"] != "failed" || !strings.Contains(fmt.Sprint(tk["error"]), `"not a slug"`) {
+		t.Errorf("a mark that is no slug: %v %v", tk["state"], tk["error"])
+	}
+}

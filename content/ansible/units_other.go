@@ -109,11 +109,17 @@ func renderMark(c meta.Content) any {
 		MarkedCollection: cvHref(a.MarkedCollection), Value: a.Value}
 }
 
-// slug is Django's SlugField: what a mark's value may be.
+// slug is Django's SlugField: what a mark's value may be, at most maxMark long (its
+// column's length: longer is a database error on Pulp).
 var slug = regexp.MustCompile(`^[-a-zA-Z0-9_]+$`)
+
+const maxMark = 50
 
 // checkSlug refuses a mark value that is not a slug.
 func checkSlug(v string) error {
+	if len(v) > maxMark {
+		return rest.BadField("value", "Ensure this field has no more than %d characters.", maxMark)
+	}
 	if !slug.MatchString(v) {
 		return rest.BadField("value", `Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.`)
 	}

@@ -155,8 +155,11 @@ func (tr *tour) grantAll(c caller) {
 			objects = append(objects, h)
 		}
 	}
-	for _, t := range e.read(href.Root + "tasks/?limit=1000")["results"].([]any) {
-		objects = append(objects, t.(map[string]any)["pulp_href"].(string))
+	// Every task, and every repository (the type's examples may have made more).
+	for _, list := range []string{"tasks/", "repositories/"} {
+		for _, o := range e.read(href.Root + list + "?limit=1000")["results"].([]any) {
+			objects = append(objects, o.(map[string]any)["pulp_href"].(string))
+		}
 	}
 	for _, h := range objects {
 		tr.grant(uid, c, h)
@@ -234,11 +237,13 @@ func (c caller) subject() access.Subject {
 // sees reports whether a detail operation's object is visible to the caller.
 func (c caller) sees(g api.Guard) bool {
 	pol, ok := c.defaults.Policies[g.ScopeViewset]
-	if strings.HasPrefix(g.ScopeViewset, "content/") || g.ScopeViewset == "task-groups" {
+	switch {
+	case !ok || !pol.Scoped():
+		return true // no policy, or one that does not narrow: every object
+	case strings.HasPrefix(g.ScopeViewset, "content/") || g.ScopeViewset == "task-groups":
 		// Content in, and task groups of, objects the caller holds its role on.
-		return c.role != "" && ok && pol.Scoped()
-	}
-	if !ok || !pol.Scoped() || pol.ScopePermission == "" {
+		return c.role != ""
+	case pol.ScopePermission == "":
 		return true
 	}
 	return c.perms(g.Model)[pol.ScopePermission]
@@ -308,8 +313,12 @@ func (tr *tour) matrixRequest(op openapi.Operation, c caller) (method, path, ct 
 		return method, path, ct, b
 	}
 	if ex, own := tr.s.f.Examples[op.ID]; own {
-		// The caller holds its role on what the example made too.
+		// The caller holds its role on what the example made too: the object it acts
+		// on and those its body names.
 		method, path, ct, body := ex(e, tr.refs)
+		if _, ok := href.Parse(path); ok {
+			fresh(objectOf(path))
+		}
 		raw, _ := io.ReadAll(body)
 		for _, v := range formFields(ct, raw) {
 			for _, h := range hrefsIn(v) {

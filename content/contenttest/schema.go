@@ -197,6 +197,9 @@ func (tr *tour) setup() {
 		method, path, ct, body := s.f.Examples[id](e, tr.refs)
 		tr.send(method, path, ct, body)
 	}
+	if s.f.Seed != nil {
+		s.f.Seed(e, tr.refs)
+	}
 
 	// One of every other kind of the registered types.
 	for _, k := range t.Repositories() {

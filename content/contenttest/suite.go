@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -25,9 +25,10 @@ type Fixture struct {
 	// Repository is the repository type under test ("rpm.rpm"); Remote and Distribution
 	// are its remote and distribution types, the same when empty.
 	Repository, Remote, Distribution string
-	// Upstream is the tree a fixture server serves on 127.0.0.1; the remote's URL is its
-	// root plus RemotePath.
-	Upstream   fs.FS
+	// Upstream is what a fixture server on 127.0.0.1 serves: a static tree
+	// (http.FileServerFS) or an API (a Galaxy); the remote's URL is its root plus
+	// RemotePath.
+	Upstream   http.Handler
 	RemotePath string
 	// Index are the paths (relative to RemotePath) a broken upstream still serves: every
 	// other request fails, so a sync gets as far as reading the index and then fails.
@@ -41,11 +42,16 @@ type Fixture struct {
 	// Examples are requests of the type's own operations (content create, copy, ...) by
 	// operationId, which the schema check makes; every such operation needs one.
 	Examples map[string]Example
+	// Seed, when set, makes what none of the type's operations can make and the other
+	// operations need one of (ansible's namespaces, which only its Galaxy API makes); it
+	// runs after the examples.
+	Seed func(e *Env, refs Refs)
 }
 
 // Run is the conformance suite of a content type, driven through the API as a client
 // would: sync from a fixture server with version counts, retain_repo_versions,
-// autopublish, publish and distribute with every published file served as stored,
+// autopublish, publish and distribute with every published file served as stored (a
+// type without publications: distribute the repository, every unit's file served),
 // orphan cleanup of everything once deleted, a failed sync that leaves no version,
 // overwrite, a base version of another repository, and every operation of the server
 // called once with its response checked against the reference document's schema.
@@ -56,11 +62,11 @@ func Run(t *testing.T, f Fixture) {
 	if f.Distribution == "" {
 		f.Distribution = f.Repository
 	}
-	up := httptest.NewServer(http.FileServerFS(f.Upstream))
+	up := httptest.NewServer(f.Upstream)
 	t.Cleanup(up.Close)
 	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if slices.Contains(f.Index, strings.TrimPrefix(r.URL.Path, "/"+f.RemotePath)) {
-			http.FileServerFS(f.Upstream).ServeHTTP(w, r)
+			f.Upstream.ServeHTTP(w, r)
 			return
 		}
 		http.Error(w, "broken upstream", http.StatusInternalServerError)
@@ -168,7 +174,10 @@ func (s *suite) sync(t *testing.T) {
 	}
 	// Each unit type's list filtered by the version shows as many as the summary says.
 	for typ, n := range s.f.Present {
-		sum := v["content_summary"].(map[string]any)["present"].(map[string]any)[typ].(map[string]any)
+		sum, ok := v["content_summary"].(map[string]any)["present"].(map[string]any)[typ].(map[string]any)
+		if !ok {
+			continue // reported above
+		}
 		page := e.read(sum["href"].(string))
 		if int(page["count"].(float64)) != n {
 			t.Errorf("%s: the summary's list has %v units, want %d", typ, page["count"], n)
@@ -289,25 +298,15 @@ func (e *Env) published(base string) map[string]string {
 	return out
 }
 
-func (s *suite) serve(t *testing.T) {
-	e := s.env(t)
-	repo := s.repository(e, "served", s.url, nil)
-	if tk := s.syncTask(e, repo); tk["state"] != "completed" {
-		t.Fatalf("sync: %v %v", tk["state"], tk["error"])
-	}
-	repo = e.read(repo["pulp_href"].(string))
-	if _, ok := e.Core.Table().PubKind(s.f.Repository); !ok {
-		t.Skipf("%s has no publications", s.f.Repository)
-	}
+// publish publishes a repository's latest version, distributes the publication at
+// "served", checks that every unit's files are published and returns the published files.
+func (s *suite) publish(e *Env, repo map[string]any) map[string]string {
+	e.T.Helper()
 	code, m := e.JSON("POST", collection("publications", s.f.Repository), map[string]any{"repository": repo["pulp_href"]})
 	tk := e.Done("publish", code, m)
 	pub := tk["created_resources"].([]any)[0].(string)
-	code, m = e.JSON("POST", collection("distributions", s.f.Distribution), map[string]any{"name": "served", "base_path": "served", "publication": pub})
-	e.Done("distribute", code, m)
+	s.distribute(e, "served", map[string]any{"publication": pub})
 	files := e.published("served")
-	if len(files) == 0 {
-		t.Fatal("the publication has no files")
-	}
 	// Every unit's files are published.
 	ids := map[string]bool{}
 	for _, u := range e.units(repo["latest_version_href"].(string)) {
@@ -320,27 +319,119 @@ func (s *suite) serve(t *testing.T) {
 		WHERE NOT EXISTS (SELECT 1 FROM published_files pf JOIN distributions d ON d.publication_id = pf.publication_id
 			WHERE d.base_path = 'served' AND (pf.content_artifact_id = ca.id OR pf.artifact_id = ca.artifact_id))`)
 	if err != nil {
-		t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	for rows.Next() {
 		var id, path string
 		rows.Scan(&id, &path)
 		if ids[id] {
-			t.Errorf("unit %s's file %s is not published", id, path)
+			e.T.Errorf("unit %s's file %s is not published", id, path)
 		}
 	}
 	rows.Close()
-	// And the content app serves each as stored.
-	for path, sha := range files {
-		resp, err := http.Get(e.URL + "/pulp/content/served/" + escapePath(path))
-		if err != nil {
-			t.Fatal(err)
+	return files
+}
+
+// filesOf is what a unit holds: relative path → sha256 of each of its stored files.
+func (e *Env) filesOf(unit string) map[string]string {
+	e.T.Helper()
+	p, _ := href.Parse(unit)
+	rows, err := e.DB.Query(context.Background(), `SELECT ca.relative_path, a.sha256 FROM content_artifacts ca
+		JOIN contents c ON c.id = ca.content_id JOIN artifacts a ON a.id = ca.artifact_id WHERE c.pulp_id = ?`, p.ID)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var path, sha string
+		if err := rows.Scan(&path, &sha); err != nil {
+			e.T.Fatal(err)
 		}
-		h := sha256.New()
-		io.Copy(h, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || hex.EncodeToString(h.Sum(nil)) != sha {
-			t.Errorf("GET %s: %d, sha256 %x, want 200 and %s", path, resp.StatusCode, h.Sum(nil), sha)
+		out[path] = sha
+	}
+	return out
+}
+
+// distribute makes a distribution at base of what body names (a publication, a
+// repository or a repository version).
+func (s *suite) distribute(e *Env, base string, body map[string]any) {
+	e.T.Helper()
+	body["name"], body["base_path"] = base, base
+	code, m := e.JSON("POST", collection("distributions", s.f.Distribution), body)
+	e.Done("distribute", code, m)
+}
+
+// get fetches a file of the distribution at base: status and sha256 of the body.
+func (e *Env) get(base, path string) (int, string) {
+	e.T.Helper()
+	resp, err := http.Get(e.URL + "/pulp/content/" + base + "/" + escapePath(path))
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer resp.Body.Close()
+	h := sha256.New()
+	io.Copy(h, resp.Body)
+	return resp.StatusCode, hex.EncodeToString(h.Sum(nil))
+}
+
+// serves checks that the distribution at base serves each file as stored.
+func (e *Env) serves(base string, files map[string]string) {
+	e.T.Helper()
+	for path, sha := range files {
+		if code, got := e.get(base, path); code != http.StatusOK || got != sha {
+			e.T.Errorf("GET %s/%s: %d, sha256 %s, want 200 and %s", base, path, code, got, sha)
+		}
+	}
+}
+
+func (s *suite) serve(t *testing.T) {
+	e := s.env(t)
+	repo := s.repository(e, "served", s.url, nil)
+	if tk := s.syncTask(e, repo); tk["state"] != "completed" {
+		t.Fatalf("sync: %v %v", tk["state"], tk["error"])
+	}
+	repo = e.read(repo["pulp_href"].(string))
+	if _, ok := e.Core.Table().PubKind(s.f.Repository); ok {
+		files := s.publish(e, repo)
+		if len(files) == 0 {
+			t.Fatal("the publication has no files")
+		}
+		e.serves("served", files)
+		return
+	}
+	// A type without publications: a distribution of the repository serves its latest
+	// version, each unit's files at their relative paths.
+	s.distribute(e, "served", map[string]any{"repository": repo["pulp_href"]})
+	latest := repo["latest_version_href"].(string)
+	all := map[string]string{}
+	var gone string // a unit with files, removed below
+	for _, u := range e.units(latest) {
+		files := e.filesOf(u)
+		maps.Copy(all, files)
+		if gone == "" && len(files) > 0 {
+			gone = u
+		}
+	}
+	if len(all) == 0 {
+		t.Fatal("the repository's units have no files")
+	}
+	e.serves("served", all)
+	// One of a version keeps serving it when the repository moves on.
+	pinned := false
+	for _, k := range e.Core.Table().Distributions() {
+		pinned = pinned || k.Type == s.f.Distribution && k.Versions
+	}
+	if pinned {
+		s.distribute(e, "pinned", map[string]any{"repository_version": latest})
+	}
+	e.modify(repo, nil, []string{gone})
+	for path, sha := range e.filesOf(gone) {
+		if code, _ := e.get("served", path); code != http.StatusNotFound {
+			t.Errorf("GET served/%s of a removed unit: %d, want 404", path, code)
+		}
+		if pinned {
+			e.serves("pinned", map[string]string{path: sha})
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"net/http"
 	"testing"
 	"testing/fstest"
 
@@ -40,7 +41,7 @@ func twins(e *contenttest.Env) (string, string) {
 
 func TestConformance(t *testing.T) {
 	contenttest.Run(t, contenttest.Fixture{Types: []contenttest.Maker{contenttest.Type(file.New)}, Repository: file.Type,
-		Upstream: upstream(), RemotePath: "files/PULP_MANIFEST", Index: []string{""}, Present: map[string]int{file.Type: 3},
+		Upstream: http.FileServerFS(upstream()), RemotePath: "files/PULP_MANIFEST", Index: []string{""}, Present: map[string]int{file.Type: 3},
 		Twins: twins, Examples: map[string]contenttest.Example{
 			"content_file_files_create": func(e *contenttest.Env, refs contenttest.Refs) (string, string, string, io.Reader) {
 				ct, body := contenttest.Multipart(map[string]string{"relative_path": "created.txt", "repository": refs.Repository}, "file", "c", []byte("created"))

@@ -2,6 +2,7 @@ package rpm_test
 
 import (
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,7 +33,7 @@ func twins(e *contenttest.Env) (string, string) {
 
 func TestConformance(t *testing.T) {
 	contenttest.Run(t, contenttest.Fixture{Types: []contenttest.Maker{contenttest.Type(rpm.New)}, Repository: rpm.RepoType,
-		Upstream: os.DirFS(data), RemotePath: "yum-katello/zoo/", Index: []string{"repodata/repomd.xml", ".treeinfo", "treeinfo"},
+		Upstream: http.FileServerFS(os.DirFS(data)), RemotePath: "yum-katello/zoo/", Index: []string{"repodata/repomd.xml", ".treeinfo", "treeinfo"},
 		Present: map[string]int{rpm.AdvisoryType: 7, rpm.DistributionTreeType: 1, rpm.ModulemdType: 6, rpm.DefaultsType: 3,
 			rpm.PackageType: 20, rpm.CategoryType: 1, rpm.EnvironmentType: 1, rpm.GroupType: 2, rpm.RepoMetadataFileType: 1},
 		Twins: twins, Examples: examples})

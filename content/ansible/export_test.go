@@ -1,0 +1,9 @@
+package ansible
+
+import "pith/meta"
+
+// NamespaceUnit is the unit of a namespace's metadata, for tests: only the Galaxy API
+// makes namespaces.
+func NamespaceUnit(name, description string) meta.Content {
+	return namespaceUnit(namespaceAttrs{Name: name, Description: description}, nil)
+}

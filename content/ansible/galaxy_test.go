@@ -348,8 +348,24 @@ func TestCollectionObjects(t *testing.T) {
 	if code, c, _ := e.Do("GET", h, "", nil); code != 200 || c["namespace"] != "foo" || c["name"] != "bar" {
 		t.Fatalf("collection %s: %d %v", h, code, c)
 	}
-	if code, m, _ := e.Do("GET", h+"list_roles/", "", nil); code != 200 || m["roles"] == nil {
+	// No built-in role fits a collection: a custom one with a collection permission.
+	if code, m := e.JSON("POST", "/pulp/api/v3/roles/", map[string]any{"name": "collection-viewer", "permissions": []string{"ansible.view_collection"}}); code != 201 {
+		t.Fatalf("role: %d %v", code, m)
+	}
+	if code, m := e.JSON("POST", "/pulp/api/v3/users/", map[string]any{"username": "bob", "password": "bob has a long password"}); code != 201 {
+		t.Fatalf("user: %d %v", code, m)
+	}
+	if code, m := e.JSON("POST", h+"add_role/", map[string]any{"role": "collection-viewer", "users": []string{"bob"}}); code != 201 {
+		t.Fatalf("add_role: %d %v", code, m)
+	}
+	if code, m, _ := e.Do("GET", h+"list_roles/", "", nil); code != 200 || len(m["roles"].([]any)) != 1 {
 		t.Fatalf("list_roles: %d %v", code, m)
+	}
+	if code, m := e.JSON("POST", h+"remove_role/", map[string]any{"role": "collection-viewer", "users": []string{"bob"}}); code != 201 {
+		t.Fatalf("remove_role: %d %v", code, m)
+	}
+	if code, m, _ := e.Do("GET", h+"list_roles/", "", nil); code != 200 || len(m["roles"].([]any)) != 0 {
+		t.Fatalf("list_roles after remove_role: %d %v", code, m)
 	}
 	if code, _, _ := e.Do("GET", "/pulp/api/v3/ansible/collections/?ordering=bogus", "", nil); code != 400 {
 		t.Fatalf("a bad ordering: %d", code)

@@ -206,6 +206,24 @@ func TestGalaxyErrors(t *testing.T) {
 			t.Errorf("%s %s as %q: %d %s, want %d with %s", tc.method, tc.path, tc.user, resp.StatusCode, b, tc.code, tc.want)
 		}
 	}
+	// A file not named namespace-name-version.tar.gz (pulp_ansible: a 500), and one
+	// whose sha256 is not the one sent: 400s, nothing stored.
+	units, blobs := e.Count("contents"), e.BlobCount()
+	ct, body := publishBody(t, "collection.tar.gz", tarball(t, "foo-bar-1.0.0.tar.gz"))
+	if code, m, _ := e.Do("POST", api+"v3/artifacts/collections/", ct, body); code != 400 || !strings.Contains(fmt.Sprint(m), "parameter:file") {
+		t.Errorf("a file named collection.tar.gz: %d %v", code, m)
+	}
+	data := tarball(t, "foo-bar-1.0.0.tar.gz")
+	sum := sha256.Sum256(data)
+	ct, body = publishBody(t, "foo-bar-1.0.0.tar.gz", data)
+	b, _ := io.ReadAll(body)
+	b = bytes.Replace(b, []byte(hex.EncodeToString(sum[:])), []byte(strings.Repeat("0", 64)), 1)
+	if code, m, _ := e.Do("POST", api+"v3/artifacts/collections/", ct, bytes.NewReader(b)); code != 400 {
+		t.Errorf("a wrong sha256: %d %v", code, m)
+	}
+	if e.Count("contents") != units || e.BlobCount() != blobs {
+		t.Errorf("refused publishes stored something: units %d → %d, blobs %d → %d", units, e.Count("contents"), blobs, e.BlobCount())
+	}
 }
 
 // Galaxy namespaces: created and updated by tasks into the distribution's repository,

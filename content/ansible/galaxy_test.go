@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"pith/content/contenttest"
+	"pith/internal/testgalaxy"
 )
 
 // galaxyDist makes a repository and a distribution of it at base path bp.
@@ -576,5 +577,43 @@ func TestGalaxyDownloadPreauthenticated(t *testing.T) {
 	}
 	if code, m, _ := e.DoAs("", "", "GET", strings.TrimPrefix(loc, e.URL), "", nil); code != 200 || m["_raw"] != string(tarball(t, "foo-bar-1.0.0.tar.gz")) {
 		t.Fatalf("signed download: %d", code)
+	}
+}
+
+// The v1 roles API ansible-galaxy role install uses: anonymous, pulpcore's pages, the
+// owner and name matched without regard to case, each version's archive in the content
+// app; in the shapes of pulp_ansible's.
+func TestGalaxyV1Roles(t *testing.T) {
+	g := testgalaxy.New(t, testgalaxy.Config{Roles: []testgalaxy.Role{{Namespace: "specorg", Name: "webserver", Versions: []string{"1.0.0", "1.1.0"}},
+		{Namespace: "specorg", Name: "db", Versions: []string{"2.0.0"}}}})
+	e := roleEnv(t, g.URL)
+	repo := newRepo(t, e, "roles1")
+	remote := roleRemote(t, e, "galaxy", g.API+"v1/roles/", "immediate")
+	if tk := syncRoles(t, e, repo, remote, false); tk["state"] != "completed" {
+		t.Fatalf("sync: %v %v", tk["state"], tk["error"])
+	}
+	code, m := e.JSON("POST", "/pulp/api/v3/distributions/ansible/ansible/", map[string]any{"name": "roles1", "base_path": "roles1", "repository": repo})
+	e.Done("distribution", code, m)
+	api := "/pulp_ansible/galaxy/roles1/api/v1/roles/"
+	code, roles, _ := e.DoAs("", "", "GET", api+"?owner__username=SpecOrg&name=WebServer", "", nil)
+	if code != 200 || roles["count"] != 1.0 {
+		t.Fatalf("roles: %d %v", code, roles)
+	}
+	code, vs, _ := e.DoAs("", "", "GET", api+"specorg.webserver/versions/?page_size=50", "", nil)
+	rs, _ := vs["results"].([]any)
+	if code != 200 || len(rs) != 2 {
+		t.Fatalf("role versions: %d %v", code, vs)
+	}
+	src := rs[1].(map[string]any)["source"].(string)
+	if code, m, _ := e.DoAs("", "", "GET", strings.TrimPrefix(src, e.URL), "", nil); code != 200 || len(fmt.Sprint(m["_raw"])) == 0 {
+		t.Fatalf("archive %s: %d", src, code)
+	}
+	checkShape(t, "galaxy-v1-roles.json", roles)
+	checkShape(t, "galaxy-v1-role-versions.json", vs)
+	if code, m, _ := e.DoAs("", "", "GET", "/pulp_ansible/galaxy/nope/api/v1/roles/", "", nil); code != 404 || m["detail"] == nil {
+		t.Errorf("roles of an unknown distribution: %d %v", code, m)
+	}
+	if code, _, _ := e.DoAs("", "", "GET", api+"webserver/versions/", "", nil); code != 400 {
+		t.Errorf("a role id without a dot: %d, want 400", code)
 	}
 }

@@ -155,11 +155,9 @@ func TestAnsibleGalaxyFixture(t *testing.T) {
 // and a role synced into it by a role remote from internal/testgalaxy, which also
 // serves the role's archive in place of GitHub.
 func TestAnsibleGalaxyPith(t *testing.T) {
-	for name, start := range installations() {
-		t.Run(name, func(t *testing.T) {
-			fx := testgalaxy.New(t, testgalaxy.Config{Roles: []testgalaxy.Role{{Namespace: "pith", Name: "hello", Versions: []string{"1.0.0", "1.1.0"}}}})
-			galaxyOnPith(t, start(t, "--role-archive-origin", fx.URL), fx)
-		})
+	fx := testgalaxy.New(t, testgalaxy.Config{Roles: []testgalaxy.Role{{Namespace: "pith", Name: "hello", Versions: []string{"1.0.0", "1.1.0"}}}})
+	for name, start := range installations("--role-archive-origin", fx.URL) {
+		t.Run(name, func(t *testing.T) { galaxyOnPith(t, start(t), fx) })
 	}
 }
 

@@ -2,6 +2,6 @@
 // `pulp` CLI (pulp-cli 0.41.1) and curl-like HTTP downloads, against every database
 // pith supports. It needs PITH_BIN (the binary; built from ./cmd/pith when unset) and
 // PITH_PULP_CLI (the pulp executable); scripts/test provides both, and
-// PITH_ANSIBLE_GALAXY (ansible-core's ansible-galaxy, for the Ansible tests, which skip
+// PITH_ANSIBLE_GALAXY (ansible-core's ansible-galaxy, for the tests that run it, which skip
 // without it except under CI; see ansible_test.go).
 package e2e

@@ -339,14 +339,14 @@ func fixtures(t *testing.T) string {
 // installations are the ways of running pith every e2e test runs against: the embedded
 // defaults; PostgreSQL with blobs in the database; separate api, content and worker
 // processes over PostgreSQL with blobs in S3 (MinIO), redirects to presigned URLs and a
-// Redis content cache. extra are more settings for every process.
-func installations() map[string]func(t *testing.T, extra ...string) *server {
-	return map[string]func(t *testing.T, extra ...string) *server{
-		"sqlite": func(t *testing.T, extra ...string) *server { return startPith(t, "", extra...) },
-		"postgres": func(t *testing.T, extra ...string) *server {
+// Redis content cache. extra are flags every process of each installation gets.
+func installations(extra ...string) map[string]func(t *testing.T) *server {
+	return map[string]func(t *testing.T) *server{
+		"sqlite": func(t *testing.T) *server { return startPith(t, "", extra...) },
+		"postgres": func(t *testing.T) *server {
 			return startPith(t, testpg.URL(t), append([]string{"--storage", "database"}, extra...)...)
 		},
-		"postgres-s3-redis-roles": func(t *testing.T, extra ...string) *server {
+		"postgres-s3-redis-roles": func(t *testing.T) *server {
 			return startSplit(t, testpg.URL(t), append([]string{"--storage", tests3.URL(t), "--cache", testredis.Start(t).URL}, extra...)...)
 		},
 	}

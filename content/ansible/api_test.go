@@ -138,6 +138,42 @@ func TestUploadCollection(t *testing.T) {
 	}
 }
 
+// A chunked upload (or an artifact) without expected_namespace, expected_name and
+// expected_version is refused as Pulp refuses it, and the upload stays as it was: no
+// artifact made of it. With them, it imports.
+func TestCreateFromUpload(t *testing.T) {
+	e := newEnv(t)
+	data := tarball(t, "pulp-testing_asset-1.0.0.tar.gz")
+	code, up := e.JSON("POST", "/pulp/api/v3/uploads/", map[string]any{"size": len(data)})
+	if code != 201 {
+		t.Fatalf("create upload: %d %v", code, up)
+	}
+	upload := up["pulp_href"].(string)
+	ct, b := contenttest.Multipart(nil, "file", "blob", data)
+	if code, m, _ := e.Do("PUT", upload, ct, b, "Content-Range", fmt.Sprintf("bytes 0-%d/%d", len(data)-1, len(data))); code != 200 {
+		t.Fatalf("chunk: %d %v", code, m)
+	}
+	want := "expected_namespace, expected_name, and expected_version must be specified when using artifact or upload objects"
+	for _, body := range []map[string]any{
+		{"upload": upload},
+		{"upload": upload, "expected_namespace": "pulp", "expected_name": "testing_asset"},
+	} {
+		code, m := e.JSON("POST", "/pulp/api/v3/content/ansible/collection_versions/", body)
+		if errs, _ := m["non_field_errors"].([]any); code != 400 || len(errs) != 1 || errs[0] != want {
+			t.Errorf("%v: %d %v", body, code, m)
+		}
+	}
+	if code, m, _ := e.Do("GET", upload, "", nil); code != 200 || e.Count("artifacts") != 0 {
+		t.Fatalf("after the refused creates: upload %d %v, %d artifacts", code, m, e.Count("artifacts"))
+	}
+	code, m := e.JSON("POST", "/pulp/api/v3/content/ansible/collection_versions/",
+		map[string]any{"upload": upload, "expected_namespace": "pulp", "expected_name": "testing_asset", "expected_version": "1.0.0"})
+	e.Done("create from the upload", code, m)
+	if n := e.Count("artifacts"); n != 1 {
+		t.Errorf("%d artifacts after the import, want 1", n)
+	}
+}
+
 // upload imports a collection into the repository and returns its href.
 func upload(t *testing.T, e *contenttest.Env, repo, file string) string {
 	t.Helper()

@@ -447,43 +447,88 @@ func (p *Plugin) runSign(ctx context.Context, r *task.Run) error {
 }
 
 // signIn signs collection versions' MANIFEST.json with the signing service's key and
-// adds the signatures to a repository (a version already signed with that key keeps
-// its signature).
+// adds the signatures to a repository. A version already signed with that key anywhere
+// is not signed again: its signature is added when the repository lacks it. The
+// progress reports are pulp_ansible's: associating.content (what the version gained),
+// sign.new.signature and sign.present.signature.
 func (p *Plugin) signIn(ctx context.Context, r *task.Run, repoID string, cvs []meta.Content, service string) error {
 	if p.signer == nil || service != p.signerID {
 		return fmt.Errorf("signing service %s: this worker holds no key for it (give every worker the same --metadata-signing-key)", service)
 	}
-	prog := r.Progress("sign.collections", "Signing collections", int64(len(cvs)))
-	var ids []int64
+	held, err := p.signaturesIn(ctx, repoID)
+	if err != nil {
+		return err
+	}
+	var unsigned []meta.Content
+	var present []int64
 	for _, cv := range cvs {
 		u := sigUnit(cv.PulpID, sigAttrs{PubkeyFingerprint: p.signer.Fingerprint()}, nil)
-		if c, err := meta.ContentByKey(ctx, p.db, SignatureType, u.NaturalKey); err == nil {
-			ids = append(ids, c.ID)
-			prog.Add(1)
-			continue
-		} else if !isNotFound(err) {
+		c, err := meta.ContentByKey(ctx, p.db, SignatureType, u.NaturalKey)
+		switch {
+		case err == nil:
+			if !held[c.ID] {
+				present = append(present, c.ID)
+			}
+		case isNotFound(err):
+			unsigned = append(unsigned, cv)
+		default:
 			return err
 		}
+	}
+	pa := r.Progress("associating.content", "Associating Content", -1)
+	pn := r.Progress("sign.new.signature", "Signing new CollectionVersions", int64(len(unsigned)))
+	ids, err := p.signNew(ctx, pn, unsigned, service)
+	pn.Finish(err)
+	if err != nil {
+		pa.Finish(err)
+		return err
+	}
+	pp := r.Progress("sign.present.signature", "Adding present CollectionVersionSignatures", int64(len(present)))
+	pp.Add(int64(len(present)))
+	pp.Finish(nil)
+	ids = append(ids, present...)
+	pa.Add(int64(len(ids)))
+	pa.Finish(nil)
+	return p.core.NewVersion(ctx, r, repoID, meta.Change{Add: ids})
+}
+
+// signNew makes a signature by the service of each collection version and returns their ids.
+func (p *Plugin) signNew(ctx context.Context, prog *task.Progress, cvs []meta.Content, service string) ([]int64, error) {
+	var ids []int64
+	for _, cv := range cvs {
 		manifest, err := meta.Document(ctx, p.db, cv.ID, manifestDoc)
 		if err != nil {
-			return fmt.Errorf("collection version %s: %w", cv.RelativePath, err)
+			return nil, fmt.Errorf("collection version %s: %w", cv.RelativePath, err)
 		}
 		sig, err := p.signer.Detach(bytes.NewReader(manifest))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		sum := sha256.Sum256(sig)
 		svc := service
-		u = sigUnit(cv.PulpID, sigAttrs{PubkeyFingerprint: p.signer.Fingerprint(), SigningService: &svc, Data: string(sig), Digest: hex.EncodeToString(sum[:])}, nil)
+		u := sigUnit(cv.PulpID, sigAttrs{PubkeyFingerprint: p.signer.Fingerprint(), SigningService: &svc, Data: string(sig), Digest: hex.EncodeToString(sum[:])}, nil)
 		c, _, err := meta.PutContent(ctx, p.db, u, nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ids = append(ids, c.ID)
 		prog.Add(1)
 	}
-	prog.Finish(nil)
-	return p.core.NewVersion(ctx, r, repoID, meta.Change{Add: ids})
+	return ids, nil
+}
+
+// signaturesIn is the set of the signatures in a repository's latest version.
+func (p *Plugin) signaturesIn(ctx context.Context, repoID string) (map[int64]bool, error) {
+	repo, err := meta.RepositoryByPulpID(ctx, p.db, repoID)
+	if err != nil {
+		return nil, err
+	}
+	held := map[int64]bool{}
+	err = p.db.Tx(ctx, func(tx *meta.Tx) error {
+		return scanUnits(ctx, tx, meta.InVersion("rc", "?")+` AND c.type = ?`,
+			[]any{repo.ID, repo.LatestVersion, repo.LatestVersion, SignatureType}, func(c meta.Content) { held[c.ID] = true })
+	})
+	return held, err
 }
 
 func isNotFound(err error) bool { return errors.Is(err, meta.ErrNotFound) }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
 	"pith/content"
@@ -119,7 +120,7 @@ func TestMarkAndSign(t *testing.T) {
 	}
 
 	code, m = e.JSON("POST", repo+"sign/", map[string]any{"content_units": []string{cv}, "signing_service": svc})
-	e.Done("sign", code, m)
+	wantReports(t, "sign", e.Done("sign", code, m), "associating.content 1/-", "sign.new.signature 1/1", "sign.present.signature 0/0")
 	v := latest(t, e, repo)
 	code, m, _ = e.Do("GET", "/pulp/api/v3/content/ansible/collection_signatures/?signed_collection="+cv, "", nil)
 	if code != 200 || m["count"].(float64) != 1 {
@@ -139,9 +140,18 @@ func TestMarkAndSign(t *testing.T) {
 		t.Errorf("the signature does not verify the manifest: %v", err)
 	}
 	code, m = e.JSON("POST", repo+"sign/", map[string]any{"content_units": []string{cv}, "signing_service": svc})
-	e.Done("sign again", code, m)
+	wantReports(t, "sign again", e.Done("sign again", code, m), "associating.content 0/-", "sign.new.signature 0/0", "sign.present.signature 0/0")
 	if latest(t, e, repo) != v {
 		t.Errorf("signing again made a new version")
+	}
+	// In another repository the signature made before is added, not made again.
+	other := newRepo(t, e, "other")
+	code, m = e.JSON("POST", other+"modify/", map[string]any{"add_content_units": []string{cv}})
+	e.Done("modify", code, m)
+	code, m = e.JSON("POST", other+"sign/", map[string]any{"content_units": []string{"*"}, "signing_service": svc})
+	wantReports(t, "sign in another repository", e.Done("sign", code, m), "associating.content 1/-", "sign.new.signature 0/0", "sign.present.signature 1/1")
+	if got := versionContent(t, e, latest(t, e, other)); len(got["collection_signatures"]) != 1 {
+		t.Errorf("other after sign: %v", got)
 	}
 }
 
@@ -227,5 +237,23 @@ func TestTags(t *testing.T) {
 	code, m, _ = e.Do("GET", "/pulp/api/v3/pulp_ansible/tags/?limit=1&offset=1", "", nil)
 	if code != 200 || len(m["results"].([]any)) != min(1, len(want)-1) {
 		t.Errorf("second page: %d %v", code, m)
+	}
+}
+
+// wantReports checks a task's progress reports, in order, as "code done/total" ("-" for
+// no total), against pulp_ansible's.
+func wantReports(t *testing.T, what string, task map[string]any, want ...string) {
+	t.Helper()
+	var got []string
+	for _, r := range task["progress_reports"].([]any) {
+		m := r.(map[string]any)
+		total := "-"
+		if n, ok := m["total"].(float64); ok {
+			total = fmt.Sprint(n)
+		}
+		got = append(got, fmt.Sprintf("%s %v/%s", m["code"], m["done"], total))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: progress reports %v, want %v", what, got, want)
 	}
 }

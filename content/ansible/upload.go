@@ -91,7 +91,14 @@ func expectedOf(ns, name, version *string, filename string) (Expected, error) {
 func (p *Plugin) cvCreate(w http.ResponseWriter, r *http.Request) error {
 	env := p.core.Env()
 	var in cvIn
-	src, err := env.ReadContent(r, &in, RepoType, func(map[string]json.RawMessage) error { return nil })
+	src, err := env.ReadContent(r, &in, RepoType, func(map[string]json.RawMessage) error {
+		// An artifact or upload has no file name to take them from: refused, as by Pulp,
+		// before the upload becomes an artifact.
+		if (in.Artifact != nil || in.Upload != nil) && (in.ExpectedNamespace == nil || in.ExpectedName == nil || in.ExpectedVersion == nil) {
+			return rest.NonField("expected_namespace, expected_name, and expected_version must be specified when using artifact or upload objects")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}

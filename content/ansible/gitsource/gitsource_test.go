@@ -19,23 +19,11 @@ import (
 
 	"pith/content/ansible/collection"
 	"pith/content/download"
+	"pith/internal/testgit"
 )
 
 // A real git server for the tests: bare repositories made with the git binary, served
 // by git http-backend behind net/http/cgi.
-
-// gitT runs git in dir with no configuration of the machine's.
-func gitT(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", "-c", "protocol.file.allow=always"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 func needGit(t testing.TB) {
 	t.Helper()
@@ -54,7 +42,7 @@ type repo struct {
 func newRepo(t testing.TB, root, name string) *repo {
 	needGit(t)
 	work := t.TempDir()
-	gitT(t, work, "init", "-q")
+	testgit.Git(t, work, "init", "-q")
 	return &repo{t: t, work: work, bare: filepath.Join(root, name+".git")}
 }
 
@@ -81,16 +69,16 @@ func (r *repo) commit(files map[string]string) string {
 			r.t.Fatal(err)
 		}
 	}
-	gitT(r.t, r.work, "add", "-A")
-	gitT(r.t, r.work, "commit", "-q", "--allow-empty", "-m", "c")
-	return gitT(r.t, r.work, "rev-parse", "HEAD")
+	testgit.Git(r.t, r.work, "add", "-A")
+	testgit.Git(r.t, r.work, "commit", "-q", "--allow-empty", "-m", "c")
+	return testgit.Git(r.t, r.work, "rev-parse", "HEAD")
 }
 
 // publish (re)writes the bare repository the server serves.
 func (r *repo) publish() {
 	r.t.Helper()
 	os.RemoveAll(r.bare)
-	gitT(r.t, filepath.Dir(r.bare), "clone", "-q", "--bare", r.work, r.bare)
+	testgit.Git(r.t, filepath.Dir(r.bare), "clone", "-q", "--bare", r.work, r.bare)
 }
 
 // published is a repository of one commit of files, published; it returns the commit.
@@ -104,15 +92,7 @@ func published(t testing.TB, root, name string, files map[string]string) (*repo,
 // serve starts git http-backend over root; wrap, if set, goes in front of it.
 func serve(t testing.TB, root string, tls bool, wrap func(http.Handler) http.Handler) *httptest.Server {
 	t.Helper()
-	execPath, err := exec.Command("git", "--exec-path").Output()
-	if err != nil {
-		t.Skip("git --exec-path:", err)
-	}
-	backend := filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend")
-	if _, err := os.Stat(backend); err != nil {
-		t.Skip("no git-http-backend:", err)
-	}
-	var h http.Handler = &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1",
+	var h http.Handler = &cgi.Handler{Path: testgit.Backend(t), Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1",
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}}
 	if wrap != nil {
 		h = wrap(h)
@@ -149,12 +129,12 @@ func TestFetchRefs(t *testing.T) {
 	root := t.TempDir()
 	r := newRepo(t, root, "coll")
 	first := r.commit(map[string]string{"a.txt": "one\n", "link": "->a.txt", "d/b.txt": "b\n"})
-	gitT(t, r.work, "tag", "v1")
-	gitT(t, r.work, "tag", "-a", "v1.1", "-m", "annotated")
+	testgit.Git(t, r.work, "tag", "v1")
+	testgit.Git(t, r.work, "tag", "-a", "v1.1", "-m", "annotated")
 	second := r.commit(map[string]string{"a.txt": "two\n"})
-	gitT(t, r.work, "checkout", "-q", "-b", "feature")
+	testgit.Git(t, r.work, "checkout", "-q", "-b", "feature")
 	third := r.commit(map[string]string{"a.txt": "three\n"})
-	gitT(t, r.work, "checkout", "-q", "main")
+	testgit.Git(t, r.work, "checkout", "-q", "main")
 	r.publish()
 	srv := serve(t, root, false, nil)
 	for _, tc := range []struct {
@@ -302,8 +282,8 @@ func TestFetchIgnoresHostileConfig(t *testing.T) {
 	sub, _ := published(t, root, "sub", map[string]string{"s": "s\n"})
 	r := newRepo(t, root, "evil")
 	r.commit(map[string]string{".gitattributes": "* filter=evil\n", "a": "a\n", "out": "->/etc/passwd", "up": "->../../../x"})
-	gitT(t, r.work, "submodule", "add", "-q", sub.bare, "sub")
-	gitT(t, r.work, "commit", "-q", "-m", "sub")
+	testgit.Git(t, r.work, "submodule", "add", "-q", sub.bare, "sub")
+	testgit.Git(t, r.work, "commit", "-q", "-m", "sub")
 	r.publish()
 	srv := serve(t, root, false, nil)
 	t.Setenv("GIT_CONFIG_GLOBAL", global)

@@ -237,6 +237,7 @@ type decision struct {
 }
 
 func (d *decision) Subject() access.Subject                { return d.subject }
+func (d *decision) Request() *http.Request                 { return d.r }
 func (d *decision) HasModelPerm(perm string) (bool, error) { return d.hasModelPerm(perm) }
 
 func (d *decision) HasPermOn(perm, h string) (bool, error) {

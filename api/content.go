@@ -3,51 +3,16 @@ package api
 import (
 	"context"
 	"net/http"
-	"strconv"
-	"strings"
-	"time"
 
 	"pith/api/href"
 	"pith/api/rest"
 	"pith/meta"
 )
 
-// versionUnits filters units (alias c) by a version href: present in it, added by it,
-// or removed by it.
-func versionUnits(name, cond string) rest.Filter {
-	return rest.Filter{Name: name, Type: rest.Custom, Lookups: []string{"exact"}, Apply: func(l *meta.List, d meta.Dialect, v string) error {
-		repo, n, err := rest.VersionFilter(v, name)
-		if err != nil {
-			return err
-		}
-		args := []any{repo}
-		for i := 0; i < strings.Count(cond, "?"); i++ {
-			args = append(args, n)
-		}
-		l.And(`EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = c.id
-			AND rc.repository_id = (SELECT rr.id FROM repositories rr WHERE rr.pulp_id = ?) AND `+cond+`)`, args...)
-		return nil
-	}}
-}
-
 // unitListSpec is the unit list of a kind (its own filters and ordering beside the
 // common ones), or of every kind (nil).
 func unitListSpec(k *rest.UnitKind) rest.ListSpec {
-	fs := []rest.Filter{
-		{Name: "orphaned_for", Type: rest.Custom, Number: true, Lookups: []string{"exact"}, Apply: func(l *meta.List, d meta.Dialect, v string) error {
-			mins, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return rest.BadField("orphaned_for", "A valid number is required.")
-			}
-			l.And(`NOT EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = c.id) AND c.created < ?`,
-				time.Now().Add(-time.Duration(mins*float64(time.Minute))).UnixMicro())
-			return nil
-		}},
-		rest.LabelSelect("c.labels"),
-		versionUnits("repository_version", meta.InVersion("rc", "?")),
-		versionUnits("repository_version_added", "rc.version_added = ?"),
-		versionUnits("repository_version_removed", "rc.version_removed = ?"),
-	}
+	fs := rest.UnitFilters()
 	if k == nil {
 		fs = append(fs, rest.Filter{Name: "pulp_type", Col: "c.type", Lookups: []string{"exact", "in"}})
 		return rest.ListSpec{Filters: append(fs, rest.IdentityFilters("c.pulp_id")...), Ordering: map[string]string{"pk": "c.id"}}

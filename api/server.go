@@ -120,9 +120,11 @@ func New(cfg Config) (*Server, error) {
 		if rt.guard.viewset == "" && !rt.op.Anonymous {
 			return nil, fmt.Errorf("operation %s names no access policy (rest.Op.Viewset)", rt.op.ID)
 		}
-		s.byPat[rt.op.Method+" "+rt.pattern] = rt.op.ID
 		docOps = append(docOps, rt.op)
-		s.mux.HandleFunc(rt.op.Method+" "+rt.pattern, s.wrap(s.routes[i]))
+		for _, p := range append([]string{rt.pattern}, rt.def.Also...) {
+			s.byPat[rt.op.Method+" "+p] = rt.op.ID
+			s.mux.HandleFunc(rt.op.Method+" "+p, s.wrap(s.routes[i]))
+		}
 	}
 	for _, rt := range s.extensions() {
 		s.mux.HandleFunc(rt.op.Method+" "+rt.pattern, s.wrap(rt))
@@ -160,15 +162,16 @@ func (s *Server) Operations() []openapi.Operation {
 func (s *Server) Roots() []string {
 	var out []string
 	for _, rt := range s.routes {
-		p := rt.pattern
-		if strings.HasPrefix(p, href.Root) {
-			continue
-		}
-		if i := strings.Index(p[1:], "/"); i >= 0 {
-			p = p[:i+2]
-		}
-		if !slices.Contains(out, p) {
-			out = append(out, p)
+		for _, p := range append([]string{rt.pattern}, rt.def.Also...) {
+			if strings.HasPrefix(p, href.Root) {
+				continue
+			}
+			if i := strings.Index(p[1:], "/"); i >= 0 {
+				p = p[:i+2]
+			}
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
 		}
 	}
 	return out
@@ -253,6 +256,10 @@ func (s *Server) wrap(rt route) http.HandlerFunc {
 			// up to maxDrain, is read and dropped first. Unknown clients are not waited for.
 			if !rest.SubjectOf(r.Context()).Anonymous() {
 				io.Copy(io.Discard, io.LimitReader(r.Body, maxDrain))
+			}
+			if rt.def.WriteError != nil {
+				rt.def.WriteError(w, r, err)
+				return
 			}
 			rest.WriteError(w, r, err)
 		}

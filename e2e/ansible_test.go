@@ -29,11 +29,16 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
+	"mime/multipart"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"pith/content/ansible/collection"
 	"pith/internal/testfiles"
 	"pith/internal/testgalaxy"
 )
@@ -143,4 +148,96 @@ func TestAnsibleGalaxyFixture(t *testing.T) {
 		},
 		role: "pith.hello", roleVersion: "1.1.0",
 	})
+}
+
+// The scenario against a pith distribution on each installation: a repository (whose
+// gpgkey verifies the signatures uploaded for verify) distributed at base path "e2e",
+// and a role synced into it by a role remote from internal/testgalaxy, which also
+// serves the role's archive in place of GitHub.
+func TestAnsibleGalaxyPith(t *testing.T) {
+	fx := testgalaxy.New(t, testgalaxy.Config{Roles: []testgalaxy.Role{{Namespace: "pith", Name: "hello", Versions: []string{"1.0.0", "1.1.0"}}}})
+	for name, start := range installations("--role-archive-origin", fx.URL) {
+		t.Run(name, func(t *testing.T) { galaxyOnPith(t, start(t), fx) })
+	}
+}
+
+// galaxyOnPith sets a distribution up on s and runs the scenario against it.
+func galaxyOnPith(t *testing.T, s *server, fx *testgalaxy.Server) {
+	k := testgalaxy.NewKeyring(t)
+	api := s.url + "/pulp/api/v3/"
+	js := func(v any) (string, io.Reader) {
+		b, _ := json.Marshal(v)
+		return "application/json", bytes.NewReader(b)
+	}
+	done := func(what string, code int, m map[string]any) {
+		t.Helper()
+		if code != 202 {
+			t.Fatalf("%s: %d %v", what, code, m)
+		}
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+			_, tk := call(t, "GET", s.url+m["task"].(string), "", nil)
+			if st := tk["state"]; st == "completed" {
+				break
+			} else if st == "failed" || st == "canceled" || time.Now().After(deadline) {
+				t.Fatalf("%s: %v", what, tk)
+			}
+		}
+	}
+	ct, body := js(map[string]any{"name": "e2e", "gpgkey": k.Signer.PublicKey()})
+	code, repo := call(t, "POST", api+"repositories/ansible/ansible/", ct, body)
+	if code != 201 {
+		t.Fatalf("repository: %d %v", code, repo)
+	}
+	rh := repo["pulp_href"].(string)
+	ct, body = js(map[string]any{"name": "e2e", "base_path": "e2e", "repository": rh})
+	code, m := call(t, "POST", api+"distributions/ansible/ansible/", ct, body)
+	done("distribution", code, m)
+	ct, body = js(map[string]any{"name": "roles", "url": fx.API + "v1/roles/?owner__username=pith", "policy": "immediate"})
+	code, remote := call(t, "POST", api+"remotes/ansible/role/", ct, body)
+	if code != 201 {
+		t.Fatalf("role remote: %d %v", code, remote)
+	}
+	ct, body = js(map[string]any{"remote": remote["pulp_href"]})
+	code, m = call(t, "POST", s.url+rh+"sync/", ct, body)
+	done("role sync", code, m)
+
+	galaxyScenario(t, galaxyTarget{
+		client: newGalaxyClient(t, s, pithGalaxy(s, "e2e")), keyring: k,
+		sign: func(t *testing.T, namespace, name, version string) {
+			code, l := call(t, "GET", api+"content/ansible/collection_versions/?namespace="+namespace+"&name="+name+"&version="+version, "", nil)
+			if code != 200 || l["count"] != 1.0 {
+				t.Fatalf("collection version %s.%s %s: %d %v", namespace, name, version, code, l)
+			}
+			cv := l["results"].([]any)[0].(map[string]any)["pulp_href"].(string)
+			sig, err := k.Signer.Detach(bytes.NewReader(manifestOf(t, collectionFile(namespace+"-"+name+"-"+version+".tar.gz"))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			w := multipart.NewWriter(&b)
+			w.WriteField("signed_collection", cv)
+			w.WriteField("repository", rh)
+			fw, _ := w.CreateFormFile("file", "MANIFEST.json.asc")
+			fw.Write(sig)
+			w.Close()
+			code, m := call(t, "POST", api+"content/ansible/collection_signatures/", w.FormDataContentType(), &b)
+			done("signature upload", code, m)
+		},
+		role: "pith.hello", roleVersion: "1.1.0",
+	})
+}
+
+// manifestOf is the MANIFEST.json of a collection tarball.
+func manifestOf(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := collection.Read(f, collection.Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return v.Manifest
 }

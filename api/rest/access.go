@@ -22,6 +22,9 @@ type Check interface {
 	// Body is the request's body as ReadBody reads it. Asked before the handler has read
 	// the body, it answers ErrBodyPending and the decision waits for the body.
 	Body() (map[string]json.RawMessage, error)
+	// Request is the request being decided, for conditions that read its path (ansible's
+	// v3_can_view_repo_content names the distribution in the URL).
+	Request() *http.Request
 }
 
 // ErrBodyPending is what Check.Body answers until the handler reads the body.

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -132,7 +133,14 @@ func readBody(r *http.Request, target any, onFile FileFunc) (map[string]json.Raw
 					return nil, BadField(name, "Files are not accepted here.")
 				}
 				body := &clientReader{r: p}
-				if err := onFile(name, p.FileName(), body); err != nil {
+				var file io.Reader = body
+				if strings.EqualFold(strings.TrimSpace(p.Header.Get("Content-Transfer-Encoding")), "base64") {
+					// ansible-galaxy sends its artifact in base64, which Django's parser
+					// decodes and mime/multipart does not (it decodes quoted-printable only);
+					// the decoder skips the line breaks between 76-column lines.
+					file = base64.NewDecoder(base64.StdEncoding, body)
+				}
+				if err := onFile(name, p.FileName(), file); err != nil {
 					if body.err != nil {
 						return nil, Status(http.StatusBadRequest, "read multipart file %q: %v", name, body.err)
 					}

@@ -465,6 +465,44 @@ func IdentityFilters(col string) []Filter {
 	}
 }
 
+// UnitFilters are the filters every content list has beside its kind's own (over units,
+// alias c): orphaned_for, pulp_label_select, and repository_version, _added and _removed.
+func UnitFilters() []Filter {
+	return []Filter{
+		{Name: "orphaned_for", Type: Custom, Number: true, Lookups: []string{"exact"}, Apply: func(l *meta.List, d meta.Dialect, v string) error {
+			mins, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return BadField("orphaned_for", "A valid number is required.")
+			}
+			l.And(`NOT EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = c.id) AND c.created < ?`,
+				time.Now().Add(-time.Duration(mins*float64(time.Minute))).UnixMicro())
+			return nil
+		}},
+		LabelSelect("c.labels"),
+		versionUnits("repository_version", meta.InVersion("rc", "?")),
+		versionUnits("repository_version_added", "rc.version_added = ?"),
+		versionUnits("repository_version_removed", "rc.version_removed = ?"),
+	}
+}
+
+// versionUnits filters units (alias c) by a version href: present in it, added by it,
+// or removed by it.
+func versionUnits(name, cond string) Filter {
+	return Filter{Name: name, Type: Custom, Lookups: []string{"exact"}, Apply: func(l *meta.List, d meta.Dialect, v string) error {
+		repo, n, err := VersionFilter(v, name)
+		if err != nil {
+			return err
+		}
+		args := []any{repo}
+		for i := 0; i < strings.Count(cond, "?"); i++ {
+			args = append(args, n)
+		}
+		l.And(`EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = c.id
+			AND rc.repository_id = (SELECT rr.id FROM repositories rr WHERE rr.pulp_id = ?) AND `+cond+`)`, args...)
+		return nil
+	}}
+}
+
 // TimeFilter is a date-time filter with Pulp's lookups.
 func TimeFilter(name, col string) Filter {
 	return Filter{Name: name, Col: col, Type: DateTime, Lookups: []string{"exact", "gt", "gte", "isnull", "lt", "lte", "range"}}

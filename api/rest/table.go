@@ -41,6 +41,13 @@ type Op struct {
 	// empty, it follows the method: list or retrieve, create, update, partial_update,
 	// destroy. An operation with no policy of that name is for administrators only.
 	Viewset, Action string
+	// Also are more mux patterns that serve the operation (pulp_ansible serves one Galaxy
+	// operation at several URLs); the document names only Path.
+	Also []string
+	// WriteError, when set, answers the operation's errors, those of authentication and
+	// authorization included, in a shape of its own (Galaxy's {"errors": [...]}); nil:
+	// WriteError.
+	WriteError func(w http.ResponseWriter, r *http.Request, err error)
 }
 
 // AccessAction is the operation's action in its access policy.

@@ -249,6 +249,7 @@ func types(ctx context.Context, core *content.Core, cfg config.Config) ([]conten
 		rp.SetSigner(svc.PulpID, signer)
 		ap.SetSigner(svc.PulpID, signer)
 	}
+	ap.SetContentOrigin(cfg.ContentOrigin)
 	if cfg.RoleArchiveOrigin != "" {
 		ap.SetRoleArchiveOrigin(cfg.RoleArchiveOrigin)
 	}

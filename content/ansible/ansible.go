@@ -35,10 +35,16 @@ type Plugin struct {
 	signerID string
 	// roleOrigin replaces GitHub as where role archives come from ("": GitHub).
 	roleOrigin string
+	// galaxy serves the Galaxy API.
+	galaxy *galaxyAPI
 }
 
 // New returns the ansible type over a core.
-func New(core *content.Core) *Plugin { return &Plugin{core: core, db: core.DB} }
+func New(core *content.Core) *Plugin {
+	p := &Plugin{core: core, db: core.DB}
+	p.galaxy = newGalaxy(p)
+	return p
+}
 
 // Name is the plugin's label, as Pulp's status lists it.
 func (*Plugin) Name() string { return "ansible" }
@@ -52,5 +58,5 @@ func (*Plugin) Claims() content.Component {
 func (p *Plugin) Tasks() map[string]task.Func {
 	return map[string]task.Func{CopyMoveTask: p.runCopyMove, CopyContentTask: p.runCopyContent, MarkTask: p.runMark(true),
 		UnmarkTask: p.runMark(false), SignTask: p.runSign, RebuildTask: p.runRebuild, RoleSyncTask: p.runRoleSync,
-		GitSyncTask: p.runGitSync, SyncTask: p.runSync}
+		GitSyncTask: p.runGitSync, DeleteTask: p.runDelete, SyncTask: p.runSync}
 }

@@ -15,6 +15,10 @@ func (p *Plugin) Declare(t *rest.Table) error {
 	p.declareOtherUnits(t)
 	p.declareOps(t)
 	p.declareTags(t)
+	p.declareCollections(t)
+	if err := p.declareGalaxy(t); err != nil {
+		return err
+	}
 	t.Repository(rest.RepoKind{Type: RepoType, Title: "Ansible", Schema: "ansible.Ansible", PRN: "ansible.ansiblerepository",
 		Body: func() rest.RepoBody { return &repositoryIn{} }, View: func() rest.RepoView { return &repositoryResponse{} },
 		Remotes: []string{CollectionRemoteType, RoleRemoteType, GitRemoteType},

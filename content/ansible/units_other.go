@@ -366,13 +366,7 @@ func (p *Plugin) declareOtherUnits(t *rest.Table) {
 		Ordering: order("value"), Render: renderEach(renderMark), LabelStatus: 201})
 	t.Unit(rest.UnitKind{Type: NamespaceType, Segment: namespaceSegment, PRN: "ansible.ansiblenamespacemetadata", Href: "{ansible_ansible_namespace_metadata_href}",
 		Tag: "Content: Namespaces", Schema: "ansible.AnsibleNamespaceMetadataResponse", View: namespaceResponse{},
-		Filters: []rest.Filter{
-			{Name: "name", Attr: "name", Lookups: rest.NameLookups},
-			{Name: "company", Attr: "company", Lookups: rest.NameLookups},
-			{Name: "metadata_sha256", Attr: "metadata_sha256", Lookups: two},
-		},
-		Ordering: order("avatar_sha256", "company", "description", "email", "links", "metadata_sha256", "name", "resources"),
-		Render:   p.renderNamespaces, LabelStatus: 200})
+		Filters: namespaceSpec().Filters, Ordering: namespaceSpec().Ordering, Render: p.renderNamespaces, LabelStatus: 200})
 	t.Unit(rest.UnitKind{Type: RoleType, Segment: roleSegment, PRN: "ansible.role", Href: "{ansible_role_href}",
 		Tag: "Content: Roles", Schema: "ansible.RoleResponse", View: roleResponse{},
 		Filters: []rest.Filter{
@@ -402,6 +396,20 @@ func (p *Plugin) declareOtherUnits(t *rest.Table) {
 		t.Add(rest.Op{ID: op.id, Viewset: "content/" + op.seg, Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: op.tag,
 			Body: op.in, BodyName: op.body, Media: op.media, Responses: []openapi.Response{op.resp}, Handler: op.h})
 	}
+}
+
+// namespaceSpec are the filters and orderings of namespace lists (pulp_ansible's
+// AnsibleNamespaceFilter), the Pulp API's and Galaxy's.
+func namespaceSpec() rest.ListSpec {
+	out := unitOrdering()
+	for _, k := range []string{"avatar_sha256", "company", "description", "email", "links", "metadata_sha256", "name", "resources"} {
+		out[k] = "attr:" + k
+	}
+	return rest.ListSpec{Filters: []rest.Filter{
+		{Name: "name", Attr: "name", Lookups: rest.NameLookups},
+		{Name: "company", Attr: "company", Lookups: rest.NameLookups},
+		{Name: "metadata_sha256", Attr: "metadata_sha256", Lookups: []string{"exact", "in"}},
+	}, Ordering: out}
 }
 
 func (p *Plugin) renderNamespaces(ctx context.Context, cs []meta.Content) ([]any, error) {
@@ -614,6 +622,8 @@ const unitKind = "ansible_unit"
 type unitArgs struct {
 	Unit       meta.Content `json:"unit"`
 	Repository string       `json:"repository,omitempty"`
+	// Files are the unit's files (a namespace's avatar).
+	Files []meta.ContentFile `json:"files,omitempty"`
 	// NoOverwrite makes the task fail rather than replace a unit of the repository with
 	// the same repository key (overwrite false).
 	NoOverwrite bool `json:"no_overwrite,omitempty"`
@@ -634,7 +644,7 @@ func (p *Plugin) runUnit(ctx context.Context, r *task.Run, body json.RawMessage)
 		return err
 	}
 	return p.core.CreateUnit(ctx, r, "", nil, a.Repository, !a.NoOverwrite, func() (meta.Content, error) {
-		c, _, err := meta.PutContent(ctx, p.db, a.Unit, nil)
+		c, _, err := meta.PutContent(ctx, p.db, a.Unit, a.Files)
 		return c, err
 	})
 }

@@ -48,6 +48,9 @@ type ImportArgs struct {
 	Labels      meta.Labels `json:"labels"`
 	Repository  string      `json:"repository,omitempty"`
 	NoOverwrite bool        `json:"no_overwrite,omitempty"`
+	// Unique refuses a namespace.name.version the repository already holds (Galaxy's
+	// publish, where publishing a version twice is an error).
+	Unique bool `json:"unique,omitempty"`
 }
 
 // Expected are the namespace, name and version a client says it uploads; the import
@@ -112,6 +115,16 @@ func (p *Plugin) cvCreate(w http.ResponseWriter, r *http.Request) error {
 
 // oneShot is upload_collection: the tarball in a multipart body, imported by a task.
 func (p *Plugin) oneShot(w http.ResponseWriter, r *http.Request) error {
+	art, e, err := p.readOneShot(r)
+	if err != nil {
+		return err
+	}
+	return p.core.Env().DispatchCreate(w, r, cvKind, href.Root+"content/"+cvSegment+"/", ImportArgs{Artifact: art, Expected: e}, nil)
+}
+
+// readOneShot reads a one-shot upload's body (upload_collection's and Galaxy's publish)
+// and stores its file as an artifact: the artifact and what the upload expects of it.
+func (p *Plugin) readOneShot(r *http.Request) (int64, Expected, error) {
 	env := p.core.Env()
 	var pf *rest.PendingFile
 	var in oneShotIn
@@ -128,13 +141,10 @@ func (p *Plugin) oneShot(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err != nil {
 		pf.Cancel(r.Context())
-		return err
+		return 0, e, err
 	}
 	art, err := env.CommitArtifact(r.Context(), pf, expectSHA256(in.SHA256))
-	if err != nil {
-		return err
-	}
-	return env.DispatchCreate(w, r, cvKind, href.Root+"content/"+cvSegment+"/", ImportArgs{Artifact: art.ID, Expected: e}, nil)
+	return art.ID, e, err
 }
 
 // runImport is the task that imports a collection tarball into a collection version
@@ -145,13 +155,19 @@ func (p *Plugin) runImport(ctx context.Context, r *task.Run, body json.RawMessag
 		return err
 	}
 	return p.core.CreateUnit(ctx, r, a.FileURL, &a.Artifact, a.Repository, !a.NoOverwrite, func() (meta.Content, error) {
-		return p.importArtifact(ctx, a.Artifact, a.Expected, a.Labels)
+		return p.importArtifact(ctx, a.Artifact, a.Expected, a.Labels, func(v *collection.Version) error {
+			if !a.Unique || a.Repository == "" {
+				return nil
+			}
+			return p.refuseExisting(ctx, a.Repository, v)
+		})
 	})
 }
 
 // importArtifact reads a stored tarball and stores its collection version (or finds the
 // one already stored for the same artifact).
-func (p *Plugin) importArtifact(ctx context.Context, artifact int64, want Expected, labels meta.Labels) (meta.Content, error) {
+// check, when not nil, may refuse the collection before anything is stored.
+func (p *Plugin) importArtifact(ctx context.Context, artifact int64, want Expected, labels meta.Labels, check func(*collection.Version) error) (meta.Content, error) {
 	art, err := meta.ArtifactByID(ctx, p.db, artifact)
 	if err != nil {
 		return meta.Content{}, err
@@ -162,6 +178,11 @@ func (p *Plugin) importArtifact(ctx context.Context, artifact int64, want Expect
 	}
 	if err := want.check(v); err != nil {
 		return meta.Content{}, err
+	}
+	if check != nil {
+		if err := check(v); err != nil {
+			return meta.Content{}, err
+		}
 	}
 	c, docs, err := cvUnit(v, labels)
 	if err != nil {
@@ -178,6 +199,26 @@ func (p *Plugin) importArtifact(ctx context.Context, artifact int64, want Expect
 		return meta.PutDocuments(ctx, tx, out.ID, docs)
 	})
 	return out, err
+}
+
+// refuseExisting fails when the latest version of the repository holds the collection
+// version's namespace.name.version already.
+func (p *Plugin) refuseExisting(ctx context.Context, repository string, v *collection.Version) error {
+	repo, err := meta.RepositoryByPulpID(ctx, p.db, repository)
+	if err != nil {
+		return err
+	}
+	var n int
+	err = p.db.QueryRow(ctx, `SELECT COUNT(*) FROM repository_content rc JOIN contents c ON c.id = rc.content_id
+		WHERE rc.repository_id = ? AND `+meta.InVersion("rc", "?")+` AND c.type = ? AND c.repo_key = ?`,
+		repo.ID, repo.LatestVersion, repo.LatestVersion, CollectionVersionType, repoKey(v.Namespace, v.Name, v.Version)).Scan(&n)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return fmt.Errorf("collection version %s.%s %s already exists in repository %s; publish a new version instead", v.Namespace, v.Name, v.Version, repo.Name)
+	}
+	return nil
 }
 
 // readArtifact reads a stored collection tarball.

@@ -42,11 +42,23 @@ type Fixture struct {
 	// Examples are requests of the type's own operations (content create, copy, ...) by
 	// operationId, which the schema check makes; every such operation needs one.
 	Examples map[string]Example
+	// Elsewhere, when set, names the operations the type's own tests exercise instead of
+	// the suite (ansible's Galaxy API, whose paths name a distribution and a collection
+	// rather than an href, and whose legacy routes redirect): the tour, the access matrix
+	// and the count of operations exercised leave them out.
+	Elsewhere func(opID string) bool
+	// Vars, when set, are the hrefs of objects of the type's own that the tour cannot find
+	// in a list (ansible's collections, whose list shows no href), by href variable
+	// ("ansible_collection_href").
+	Vars func(e *Env, refs Refs) map[string]string
 	// Seed, when set, makes what none of the type's operations can make and the other
 	// operations need one of (ansible's namespaces, which only its Galaxy API makes); it
 	// runs after the examples.
 	Seed func(e *Env, refs Refs)
 }
+
+// elsewhere reports whether the type's own tests exercise an operation (Fixture.Elsewhere).
+func (f Fixture) elsewhere(opID string) bool { return f.Elsewhere != nil && f.Elsewhere(opID) }
 
 // Run is the conformance suite of a content type, driven through the API as a client
 // would: sync from a fixture server with version counts, retain_repo_versions,

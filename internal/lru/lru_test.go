@@ -32,3 +32,24 @@ func TestCacheOfNothing(t *testing.T) {
 		t.Errorf("a cache of size 0 kept an entry")
 	}
 }
+
+func TestWeighted(t *testing.T) {
+	t.Parallel()
+	c := NewWeighted[string, string](10, func(v string) int64 { return int64(len(v)) })
+	c.Put("a", "xxxx")
+	c.Put("b", "xxxx")
+	c.Get("a")
+	c.Put("c", "xxxx") // 12 > 10: b, the least recently used, goes
+	if _, ok := c.Get("b"); ok || c.Len() != 2 {
+		t.Errorf("b kept (len %d)", c.Len())
+	}
+	c.Put("a", "x") // a shrinks: 1 + 4
+	c.Put("d", "xxxxx")
+	if c.Len() != 3 {
+		t.Errorf("after a shrank and d came: len %d, want 3", c.Len())
+	}
+	c.Put("e", "xxxxxxxxxxx") // costs more than the bound: not kept, and evicts nothing
+	if _, ok := c.Get("e"); ok || c.Len() != 3 {
+		t.Errorf("a value over the bound: kept %v, len %d, want 3", ok, c.Len())
+	}
+}

@@ -76,13 +76,17 @@ func load(ctx context.Context, cfg Config) (dataset, error) {
 			return dataset{}, err
 		}
 	}
+	k, err := kindOf(cfg.Type)
+	if err != nil {
+		return dataset{}, err
+	}
 	ds := dataset{units: cfg.Units, perRepo: perRepo(cfg.Units), runID: uuid.NewString()[:8]}
 	now := meta.Now()
 
-	// Units: file.file, on demand (a content_artifacts row without an artifact).
+	// Units on demand: a content_artifacts row without an artifact.
 	err = inTx(ctx, conn, func(tx *sql.Tx) error {
 		ins, err := tx.PrepareContext(ctx, d.Rebind(`INSERT INTO contents (pulp_id, type, natural_key, repo_key, relative_path, digest, attrs, created, updated, timestamp_of_interest)
-			VALUES (?, 'file.file', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`))
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`))
 		if err != nil {
 			return err
 		}
@@ -92,11 +96,9 @@ func load(ctx context.Context, cfg Config) (dataset, error) {
 		}
 		prev := int64(0)
 		for i := 0; i < cfg.Units; i++ {
-			p := unitPath(ds.runID, i)
-			dg := digestOf(p)
-			attrs, _ := json.Marshal(map[string]string{"relative_path": p, "digest": dg})
+			u := k.unit(ds.runID, i)
 			var id int64
-			if err := ins.QueryRowContext(ctx, uuid.NewString(), dg+":"+p, p, p, dg, string(attrs), now, now, now).Scan(&id); err != nil {
+			if err := ins.QueryRowContext(ctx, uuid.NewString(), u.c.Type, u.c.NaturalKey, u.c.RepoKey, u.c.RelativePath, u.c.Digest, string(u.c.Attrs), now, now, now).Scan(&id); err != nil {
 				return fmt.Errorf("insert unit %d: %w", i, err)
 			}
 			if i == 0 {
@@ -105,7 +107,10 @@ func load(ctx context.Context, cfg Config) (dataset, error) {
 				return fmt.Errorf("unit keys are not contiguous (%d after %d): is another writer busy?", id, prev)
 			}
 			prev = id
-			if _, err := ca.ExecContext(ctx, id, p); err != nil {
+			if _, err := ca.ExecContext(ctx, id, u.c.RelativePath); err != nil {
+				return err
+			}
+			if err := meta.PutDocuments(ctx, txQuerier{tx, d}, id, u.docs); err != nil {
 				return err
 			}
 		}
@@ -123,7 +128,7 @@ func load(ctx context.Context, cfg Config) (dataset, error) {
 	const perTx = 200
 	for start := 0; start < cfg.Repos; start += perTx {
 		err := inTx(ctx, conn, func(tx *sql.Tx) error {
-			repo, err := tx.PrepareContext(ctx, d.Rebind(`INSERT INTO repositories (pulp_id, type, name, next_version, created, updated) VALUES (?, 'file.file', ?, ?, ?, ?) RETURNING id`))
+			repo, err := tx.PrepareContext(ctx, d.Rebind(`INSERT INTO repositories (pulp_id, type, name, next_version, attrs, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`))
 			if err != nil {
 				return err
 			}
@@ -136,28 +141,28 @@ func load(ctx context.Context, cfg Config) (dataset, error) {
 				return err
 			}
 			for i := start; i < min(start+perTx, cfg.Repos); i++ {
-				k, first := cfg.shape(i)
+				n, first := cfg.shape(i)
 				pid := uuid.NewString()
 				var id int64
-				if err := repo.QueryRowContext(ctx, pid, fmt.Sprintf("promote-%s-%06d", ds.runID, i), k+1, now, now).Scan(&id); err != nil {
+				if err := repo.QueryRowContext(ctx, pid, k.repoType, fmt.Sprintf("promote-%s-%06d", ds.runID, i), n+1, k.repoAttrs, now, now).Scan(&id); err != nil {
 					return fmt.Errorf("insert repository %d: %w", i, err)
 				}
-				for j, s := range summaries(ds.perRepo, k) {
+				for j, s := range summaries(k.unitType, ds.perRepo, n) {
 					if _, err := ver.ExecContext(ctx, uuid.NewString(), id, j, s, now, now); err != nil {
 						return fmt.Errorf("insert version %d of repository %d: %w", j, i, err)
 					}
 				}
-				ds.versions += int64(k + 1)
-				if k > 0 {
-					args := []any{ds.perRepo, id, ds.firstID, first, cfg.Units, k, ds.perRepo}
+				ds.versions += int64(n + 1)
+				if n > 0 {
+					args := []any{ds.perRepo, id, ds.firstID, first, cfg.Units, n, ds.perRepo}
 					if d == meta.Postgres {
-						args = []any{id, ds.firstID, first, cfg.Units, k, ds.perRepo, ds.perRepo}
+						args = []any{id, ds.firstID, first, cfg.Units, n, ds.perRepo, ds.perRepo}
 					}
 					if _, err := mem.ExecContext(ctx, args...); err != nil {
 						return fmt.Errorf("insert memberships of repository %d: %w", i, err)
 					}
 				}
-				ds.repos = append(ds.repos, repoRow{id: id, pulpID: pid, latest: int64(k)})
+				ds.repos = append(ds.repos, repoRow{id: id, pulpID: pid, latest: int64(n)})
 			}
 			return nil
 		})
@@ -188,18 +193,39 @@ func (cfg Config) shape(i int) (k, first int) {
 // summaries are the content_summary JSON of versions 0..k of a repository whose per
 // units are added in k equal slices: version j adds ⌈j·per/k⌉ − ⌈(j−1)·per/k⌉ (the rows
 // with 1 + i·k/per = j), as meta.NewVersion would have summarized them.
-func summaries(per, k int) []string {
+func summaries(typ string, per, k int) []string {
 	out := []string{"{}"} // version 0, as meta.CreateRepository writes it
 	present := int64(0)
 	ceil := func(a, b int) int64 { return int64((a + b - 1) / b) }
 	for j := 1; j <= k; j++ {
 		added := ceil(j*per, k) - ceil((j-1)*per, k)
 		present += added
-		b, _ := json.Marshal(meta.Summary{Added: map[string]int64{"file.file": added}, Removed: map[string]int64{}, Present: map[string]int64{"file.file": present}})
+		b, _ := json.Marshal(meta.Summary{Added: map[string]int64{typ: added}, Removed: map[string]int64{}, Present: map[string]int64{typ: present}})
 		out = append(out, string(b))
 	}
 	return out
 }
+
+// txQuerier lets the loader's transaction, on its own connection, run meta's
+// functions.
+type txQuerier struct {
+	tx *sql.Tx
+	d  meta.Dialect
+}
+
+func (q txQuerier) Exec(ctx context.Context, s string, args ...any) (sql.Result, error) {
+	return q.tx.ExecContext(ctx, q.d.Rebind(s), args...)
+}
+
+func (q txQuerier) Query(ctx context.Context, s string, args ...any) (*sql.Rows, error) {
+	return q.tx.QueryContext(ctx, q.d.Rebind(s), args...)
+}
+
+func (q txQuerier) QueryRow(ctx context.Context, s string, args ...any) *sql.Row {
+	return q.tx.QueryRowContext(ctx, q.d.Rebind(s), args...)
+}
+
+func (q txQuerier) Dialect() meta.Dialect { return q.d }
 
 func inTx(ctx context.Context, conn *sql.Conn, fn func(tx *sql.Tx) error) error {
 	tx, err := conn.BeginTx(ctx, nil)

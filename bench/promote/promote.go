@@ -9,7 +9,6 @@ package promote
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -29,7 +28,9 @@ type Config struct {
 	// DB is the database that pith uses (a SQLite file path or a postgres:// URL): the
 	// data set is written there directly, since creating 173k versions through the API
 	// would take hours.
-	DB                     string
+	DB string
+	// Type is what the repositories hold: FileType ("" too) or AnsibleType.
+	Type                   string
 	Repos, Versions, Units int   // data set shape; the study's: 27237, 173311, 10000
 	Steps                  []int // repositories per promotion step, e.g. 1000, 2000, 5000, 10000
 	BatchSize              int   // repositories per task (bulk_modify batch_size); 0 = pith's default
@@ -49,6 +50,7 @@ func Full() Config {
 
 // Result is what a run measured.
 type Result struct {
+	Type                   string // repositories' type (pulp_type)
 	Repos, Versions, Units int
 	PerRepo                int // units (memberships) per repository
 	Servers                []Server
@@ -98,7 +100,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			return Result{}, fmt.Errorf("promote: peer %s needs db=postgres://… (its database, which the data set is written to)", p.Name)
 		}
 	}
-	res := Result{Repos: cfg.Repos, Versions: cfg.Versions, Units: cfg.Units, PerRepo: perRepo(cfg.Units)}
+	k, err := kindOf(cfg.Type)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Type: k.repoType, Repos: cfg.Repos, Versions: cfg.Versions, Units: cfg.Units, PerRepo: perRepo(cfg.Units)}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 	steps := append(slices.Clone(cfg.Steps), cfg.Steps[0])
 	picks := make([][]int, len(steps))
@@ -124,7 +130,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	srv.setSize(size, members)
 	c := bench.NewClient(bench.Target{URL: cfg.URL, User: cfg.User, Password: cfg.Password})
-	err = runSteps(&srv, picks, func(i int) (string, error) { return newUnit(ctx, cfg.DB, ds.runID, i) },
+	err = runSteps(&srv, k, picks, func(i int) (string, error) { return newUnit(ctx, cfg.DB, k, ds.runID, i) },
 		func(k int) string { return ds.repos[k].pulpID },
 		func(unit string, targets []string) (Step, error) {
 			return bulkModify(ctx, c, unit, targets, cfg.BatchSize)
@@ -138,7 +144,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		// units, so that every modify adds one.
 		one := Server{Name: "pith, modify per repository", Load: srv.Load, DBBytes: srv.DBBytes, Memberships: srv.Memberships,
 			BytesPerMembership: srv.BytesPerMembership}
-		err = runSteps(&one, picks, func(i int) (string, error) { return newUnit(ctx, cfg.DB, ds.runID, len(picks)+i) },
+		err = runSteps(&one, k, picks, func(i int) (string, error) { return newUnit(ctx, cfg.DB, k, ds.runID, len(picks)+i) },
 			func(k int) string { return ds.repos[k].pulpID },
 			func(unit string, targets []string) (Step, error) { return modifyEach(ctx, c, unit, targets) })
 		res.Servers = append(res.Servers, one)
@@ -155,7 +161,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			return res, fmt.Errorf("%s: %w", p.Name, err)
 		}
 		start := time.Now()
-		repos, err := loadPulp(ctx, p.DB, cfg, ds.runID)
+		repos, err := loadPulp(ctx, p.DB, cfg, k, ds.runID)
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", p.Name, err)
 		}
@@ -166,7 +172,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		srv.setSize(size-size0, members-mem0)
 		c := bench.NewClient(p)
-		err = runSteps(&srv, picks, func(i int) (string, error) { return newPulpUnit(ctx, p.DB, ds.runID, i) },
+		err = runSteps(&srv, k, picks, func(i int) (string, error) { return newPulpUnit(ctx, p.DB, k, ds.runID, i) },
 			func(k int) string { return repos[k] },
 			func(unit string, targets []string) (Step, error) { return modifyEach(ctx, c, unit, targets) })
 		res.Servers = append(res.Servers, srv)
@@ -185,7 +191,7 @@ func (s *Server) setSize(bytes, memberships int64) {
 }
 
 // runSteps promotes a new unit into the picked repositories of each step.
-func runSteps(srv *Server, picks [][]int, unit func(step int) (string, error), id func(pos int) string,
+func runSteps(srv *Server, k kind, picks [][]int, unit func(step int) (string, error), id func(pos int) string,
 	promote func(unit string, targets []string) (Step, error)) error {
 	for i, pick := range picks {
 		u, err := unit(i)
@@ -193,8 +199,8 @@ func runSteps(srv *Server, picks [][]int, unit func(step int) (string, error), i
 			return err
 		}
 		targets := make([]string, len(pick))
-		for j, k := range pick {
-			targets[j] = "/pulp/api/v3/repositories/file/file/" + id(k) + "/"
+		for j, pos := range pick {
+			targets[j] = "/pulp/api/v3/repositories/" + k.repoSegment + "/" + id(pos) + "/"
 		}
 		st, err := promote(u, targets)
 		if err != nil {
@@ -207,21 +213,25 @@ func runSteps(srv *Server, picks [][]int, unit func(step int) (string, error), i
 }
 
 // newUnit stores the unit a step promotes, in the same way as the generated ones.
-func newUnit(ctx context.Context, dsn, run string, step int) (string, error) {
+func newUnit(ctx context.Context, dsn string, k kind, run string, step int) (string, error) {
 	db, err := meta.Open(ctx, dsn)
 	if err != nil {
 		return "", err
 	}
 	defer db.Close()
-	p := fmt.Sprintf("promote-%s/promoted-%02d.txt", run, step)
-	dg := digestOf(p)
-	attrs, _ := json.Marshal(map[string]string{"relative_path": p, "digest": dg})
-	c, _, err := meta.PutContent(ctx, db, meta.Content{Type: "file.file", NaturalKey: dg + ":" + p, RepoKey: p, RelativePath: p, Digest: dg, Attrs: attrs},
-		[]meta.ContentFile{{RelativePath: p}})
+	u := k.unit(run, -1-step)
+	err = db.Tx(ctx, func(tx *meta.Tx) error {
+		stored, _, err := meta.PutContent(ctx, tx, u.c, []meta.ContentFile{{RelativePath: u.c.RelativePath}})
+		if err != nil {
+			return err
+		}
+		u.c = stored
+		return meta.PutDocuments(ctx, tx, stored.ID, u.docs)
+	})
 	if err != nil {
 		return "", err
 	}
-	return "/pulp/api/v3/content/file/files/" + c.PulpID + "/", nil
+	return "/pulp/api/v3/content/" + k.unitSegment + "/" + u.c.PulpID + "/", nil
 }
 
 type groupView struct {
@@ -300,7 +310,7 @@ func spread(ds []time.Duration) (p50, most time.Duration) {
 
 // Markdown writes the result as the tables docs/benchmarks.md uses.
 func Markdown(w io.Writer, r Result) {
-	fmt.Fprintf(w, "Data set: %d repositories, %d versions, %d units, %d units per repository.\n\n", r.Repos, r.Versions, r.Units, r.PerRepo)
+	fmt.Fprintf(w, "Data set: %d %s repositories, %d versions, %d units, %d units per repository.\n\n", r.Repos, r.Type, r.Versions, r.Units, r.PerRepo)
 	fmt.Fprintf(w, "| server | load | database | memberships | bytes per membership |\n| --- | --- | --- | --- | --- |\n")
 	for _, s := range r.Servers {
 		if s.Bulk || s.Peer || len(r.Servers) == 1 {

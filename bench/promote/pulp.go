@@ -16,7 +16,7 @@ import (
 )
 
 // Upstream Pulp is measured the same way: the same data set is written straight into
-// its PostgreSQL schema (pulpcore's tables for file repositories: core_repository,
+// its PostgreSQL schema (pulpcore's tables and the type's own: core_repository,
 // core_repositoryversion with its content_ids, core_repositorycontent as change ranges,
 // the version counts), then each step adds one new unit to the same repositories. Pulp
 // has no call that modifies many repositories, so a step sends one POST …/modify/ per
@@ -28,7 +28,7 @@ const pulpTx = 200
 
 // loadPulp writes the data set into Pulp's database at dsn and returns its
 // repositories' ids by position.
-func loadPulp(ctx context.Context, dsn string, cfg Config, run string) ([]string, error) {
+func loadPulp(ctx context.Context, dsn string, cfg Config, k kind, run string) ([]string, error) {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return nil, err
@@ -40,11 +40,11 @@ func loadPulp(ctx context.Context, dsn string, cfg Config, run string) ([]string
 	}
 	now := time.Now()
 	units := make([][16]byte, cfg.Units)
-	paths := make([]string, cfg.Units)
+	gen := make([]genUnit, cfg.Units)
 	for i := range units {
-		units[i], paths[i] = uuid.Must(uuid.NewV7()), unitPath(run, i)
+		units[i], gen[i] = uuid.Must(uuid.NewV7()), k.unit(run, i)
 	}
-	if err := pulpUnits(ctx, conn, domain, units, paths, now); err != nil {
+	if err := pulpUnits(ctx, conn, domain, k, units, gen, now); err != nil {
 		return nil, fmt.Errorf("load units: %w", err)
 	}
 	per := perRepo(cfg.Units)
@@ -61,33 +61,38 @@ func loadPulp(ctx context.Context, dsn string, cfg Config, run string) ([]string
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO core_repository (pulp_id, pulp_created, pulp_last_updated, name, next_version, pulp_type,
 					user_hidden, pulp_labels, pulp_domain_id)
-				SELECT id, $4, $4, name, next, 'file.file', false, ''::hstore, $5 FROM unnest($1::uuid[], $2::text[], $3::int[]) AS t(id, name, next)`,
-				ids, names, next, now, domain); err != nil {
+				SELECT id, $4, $4, name, next, $6, false, ''::hstore, $5 FROM unnest($1::uuid[], $2::text[], $3::int[]) AS t(id, name, next)`,
+				ids, names, next, now, domain, k.repoType); err != nil {
 				return err
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO file_filerepository (repository_ptr_id, autopublish, manifest, last_sync_details)
-				SELECT id, false, 'PULP_MANIFEST', '{}' FROM unnest($1::uuid[]) AS id`, ids); err != nil {
+			// The type's own row (the repository model's subclass table).
+			detail := `INSERT INTO file_filerepository (repository_ptr_id, autopublish, manifest, last_sync_details)
+				SELECT id, false, 'PULP_MANIFEST', '{}' FROM unnest($1::uuid[]) AS id`
+			if k.repoType == "ansible.ansible" {
+				detail = `INSERT INTO ansible_ansiblerepository (repository_ptr_id, private) SELECT id, false FROM unnest($1::uuid[]) AS id`
+			}
+			if _, err := tx.Exec(ctx, detail, ids); err != nil {
 				return err
 			}
 			// Versions 0..k of each repository, each with the ids of all it holds.
 			var versions, details, members [][]any
 			for i := start; i < end; i++ {
-				k, first := cfg.shape(i)
+				n, first := cfg.shape(i)
 				repo := ids[i-start]
 				held := make([][16]byte, 0, per)
 				vid := uuid.Must(uuid.NewV7())
 				versions = append(versions, []any{[16]byte(vid), now, now, int32(0), true, repo, "{}", [][16]byte{}})
-				for j, m := 1, 0; j <= k; j++ {
+				for j, m := 1, 0; j <= n; j++ {
 					vid := [16]byte(uuid.Must(uuid.NewV7()))
 					added := 0
-					for ; m < per && 1+m*k/per == j; m++ {
+					for ; m < per && 1+m*n/per == j; m++ {
 						u := units[(first+m)%cfg.Units]
 						held = append(held, u)
 						members = append(members, []any{[16]byte(uuid.Must(uuid.NewV7())), now, now, u, repo, vid})
 						added++
 					}
 					versions = append(versions, []any{vid, now, now, int32(j), true, repo, "{}", slices.Clone(held)})
-					details = append(details, []any{"A", "file.file", int32(added), vid}, []any{"P", "file.file", int32(len(held)), vid})
+					details = append(details, []any{"A", k.unitType, int32(added), vid}, []any{"P", k.unitType, int32(len(held)), vid})
 				}
 			}
 			for _, c := range []struct {
@@ -127,28 +132,78 @@ func pulpDomain(ctx context.Context, conn *pgx.Conn) (string, error) {
 	return id, nil
 }
 
-// pulpUnits stores file units in Pulp's tables, each with a content artifact that has
-// no artifact (on demand), as pith's generated units are.
-func pulpUnits(ctx context.Context, conn *pgx.Conn, domain string, ids [][16]byte, paths []string, now time.Time) error {
-	digests := make([]string, len(paths))
-	cas := make([][16]byte, len(paths))
-	for i, p := range paths {
-		digests[i], cas[i] = digestOf(p), uuid.Must(uuid.NewV7())
+// pulpUnits stores units in Pulp's tables, each with a content artifact that has no
+// artifact (on demand), as pith's generated units are: file units in file_filecontent;
+// collection versions in ansible_collectionversion under their ansible_collection
+// (made when missing), with pulp_ansible's defaults for what an on-demand sync leaves
+// empty.
+func pulpUnits(ctx context.Context, conn *pgx.Conn, domain string, k kind, ids [][16]byte, units []genUnit, now time.Time) error {
+	n := len(units)
+	paths, digests, cas := make([]string, n), make([]string, n), make([][16]byte, n)
+	for i, u := range units {
+		paths[i], digests[i], cas[i] = u.c.RelativePath, u.c.Digest, uuid.Must(uuid.NewV7())
+	}
+	detail := struct {
+		sql  string
+		args []any
+	}{`INSERT INTO file_filecontent (content_ptr_id, relative_path, digest, _pulp_domain_id)
+		SELECT id, p, d, $4 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(id, p, d)`, []any{ids, paths, digests, domain}}
+	var collections [][]any
+	if k.unitType == "ansible.collection_version" {
+		nss, names, versions, repos := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		majors, minors, patches := make([]int32, n), make([]int32, n), make([]int32, n)
+		seen := map[[2]string]bool{}
+		for i, u := range units {
+			f := u.cv
+			nss[i], names[i], versions[i] = f.namespace, f.name, f.version
+			majors[i], minors[i], patches[i] = int32(f.major), int32(f.minor), int32(f.patch)
+			repos[i] = "https://example.com/" + f.namespace + "/" + f.name
+			if key := [2]string{f.namespace, f.name}; !seen[key] {
+				seen[key] = true
+				collections = append(collections, []any{[16]byte(uuid.Must(uuid.NewV7())), now, now, f.namespace, f.name, domain})
+			}
+		}
+		detail.sql = `INSERT INTO ansible_collectionversion (content_ptr_id, version, contents, collection_id, authors, dependencies, description,
+				docs_blob, documentation, homepage, issues, license, name, namespace, repository, search_vector, files, manifest,
+				requires_ansible, version_major, version_minor, version_patch, version_prerelease, sha256, tags, _pulp_domain_id)
+			SELECT t.id, t.v, '[]', c.pulp_id, '{"Pith bench"}', '{}', 'A generated collection of the promotion study.',
+				'{}', '', '', '', '{"GPL-3.0-or-later"}', t.n, t.ns, t.r, ''::tsvector, '{}', '{}',
+				'>=2.15.0', t.ma, t.mi, t.pa, '', t.d, '{"bench"}', $10
+			FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[])
+				AS t(id, ns, n, v, r, d, ma, mi, pa)
+			JOIN ansible_collection c ON c.pulp_domain_id = $10 AND c.namespace = t.ns AND c.name = t.n`
+		detail.args = []any{ids, nss, names, versions, repos, digests, majors, minors, patches, domain}
 	}
 	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if len(collections) > 0 {
+			// New collections only: a step's unit may belong to one that exists.
+			if _, err := tx.Exec(ctx, `CREATE TEMP TABLE promote_collection (LIKE ansible_collection) ON COMMIT DROP`); err != nil {
+				return err
+			}
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"promote_collection"}, []string{"pulp_id", "pulp_created", "pulp_last_updated", "namespace", "name", "pulp_domain_id"},
+				pgx.CopyFromRows(collections)); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO ansible_collection SELECT * FROM promote_collection ON CONFLICT (pulp_domain_id, namespace, name) DO NOTHING`); err != nil {
+				return err
+			}
+		}
 		for _, q := range []struct {
 			sql  string
 			args []any
 		}{
 			{`INSERT INTO core_content (pulp_id, pulp_created, pulp_last_updated, pulp_type, timestamp_of_interest, pulp_domain_id, pulp_labels)
-				SELECT id, $2, $2, 'file.file', $2, $3, ''::hstore FROM unnest($1::uuid[]) AS id`, []any{ids, now, domain}},
-			{`INSERT INTO file_filecontent (content_ptr_id, relative_path, digest, _pulp_domain_id)
-				SELECT id, p, d, $4 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(id, p, d)`, []any{ids, paths, digests, domain}},
+				SELECT id, $2, $2, $4, $2, $3, ''::hstore FROM unnest($1::uuid[]) AS id`, []any{ids, now, domain, k.unitType}},
+			detail,
 			{`INSERT INTO core_contentartifact (pulp_id, pulp_created, pulp_last_updated, relative_path, content_id)
 				SELECT ca, $4, $4, p, id FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS t(id, p, ca)`, []any{ids, paths, cas, now}},
 		} {
-			if _, err := tx.Exec(ctx, q.sql, q.args...); err != nil {
+			tag, err := tx.Exec(ctx, q.sql, q.args...)
+			if err != nil {
 				return err
+			}
+			if tag.RowsAffected() != int64(n) {
+				return fmt.Errorf("stored %d of %d units", tag.RowsAffected(), n)
 			}
 		}
 		return nil
@@ -156,7 +211,7 @@ func pulpUnits(ctx context.Context, conn *pgx.Conn, domain string, ids [][16]byt
 }
 
 // newPulpUnit stores the unit a step promotes in Pulp's database and returns its href.
-func newPulpUnit(ctx context.Context, dsn, run string, step int) (string, error) {
+func newPulpUnit(ctx context.Context, dsn string, k kind, run string, step int) (string, error) {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return "", err
@@ -167,10 +222,10 @@ func newPulpUnit(ctx context.Context, dsn, run string, step int) (string, error)
 		return "", err
 	}
 	id := uuid.Must(uuid.NewV7())
-	if err := pulpUnits(ctx, conn, domain, [][16]byte{id}, []string{fmt.Sprintf("promote-%s/promoted-%02d.txt", run, step)}, time.Now()); err != nil {
+	if err := pulpUnits(ctx, conn, domain, k, [][16]byte{id}, []genUnit{k.unit(run, -1-step)}, time.Now()); err != nil {
 		return "", err
 	}
-	return "/pulp/api/v3/content/file/files/" + id.String() + "/", nil
+	return "/pulp/api/v3/content/" + k.unitSegment + "/" + id.String() + "/", nil
 }
 
 // pulpDBStats is the size of Pulp's database and its membership rows.

@@ -338,10 +338,11 @@ func benchPromote(ctx context.Context, args []string) error {
 	batch := fs.Int("batch", 500, "repositories per task (bulk_modify batch_size)")
 	noModify := fs.Bool("no-modify", false, "measure only bulk_modify, not also one modify per repository (the API Pulp has)")
 	pg := fs.String("pg", os.Getenv("PITH_BENCH_PG"), "postgres:// URL of an empty database to use instead of SQLite (env PITH_BENCH_PG)")
+	typ := fs.String("type", promote.FileType, "what the repositories hold: file (file.file units) or ansible (collection versions: 100 namespaces x 20 names x 5 versions at 10,000 units)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg := promote.Config{Repos: 1000, Versions: 6000, Units: 500, Steps: []int{100, 500, 1000}, BatchSize: *batch, NoModify: *noModify,
+	cfg := promote.Config{Type: *typ, Repos: 1000, Versions: 6000, Units: 500, Steps: []int{100, 500, 1000}, BatchSize: *batch, NoModify: *noModify,
 		User: "admin", Password: randomPassword(), Peers: sf.peers}
 	if *sf.full {
 		full := promote.Full()

@@ -218,7 +218,7 @@ func InstallMarkdown(w io.Writer, title string, rows []InstallRow) {
 type GalaxyLoadConfig struct {
 	Target      Target
 	BasePath    string
-	Collection  string // namespace/name whose versions are listed
+	Collection  string // "namespace/name", whose versions are listed
 	Connections int
 	Duration    time.Duration
 }
@@ -242,6 +242,10 @@ func GalaxyLoad(ctx context.Context, cfg GalaxyLoadConfig) ([]GalaxyLoadRow, err
 		{"collections index, 100 a page", index + "?limit=100"},
 		{"versions of " + cfg.Collection + ", 100 a page", index + cfg.Collection + "/versions/?limit=100"},
 	} {
+		// wrk counts a redirect as an answer: each endpoint must answer 200 itself.
+		if err := answers200(ctx, e.url, auth); err != nil {
+			return rows, fmt.Errorf("%s: %w", e.name, err)
+		}
 		s := load.StartSampler(200*time.Millisecond, cfg.Target.Procs)
 		w, err := load.Wrk(ctx, load.WrkConfig{URLs: []string{e.url}, Connections: cfg.Connections, Duration: cfg.Duration,
 			Timeout: 10 * time.Second, Headers: map[string]string{"Authorization": auth}})
@@ -253,6 +257,26 @@ func GalaxyLoad(ctx context.Context, cfg GalaxyLoadConfig) ([]GalaxyLoadRow, err
 			Errors: w.Non2xx3xx + w.SocketErrors, CPU: u.TotalCPU})
 	}
 	return rows, nil
+}
+
+// answers200 checks that u answers 200 itself, not through a redirect.
+func answers200(ctx context.Context, u, auth string) error {
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", auth)
+	c := &http.Client{Timeout: time.Minute, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s, want 200 OK", u, resp.Status)
+	}
+	return nil
 }
 
 // GalaxyLoadMarkdown renders the rows as a table.

@@ -596,10 +596,11 @@ func benchGalaxyInstall(ctx context.Context, args []string) error {
 	defer stop()
 	var rows []bench.InstallRow
 	var loads []bench.GalaxyLoadRow
+	made := "bench-install-" + time.Now().Format("150405") // the same on every server
 	for _, t := range append([]bench.Target{pith}, sf.peers...) {
 		bp := *basePath
 		if bp == "" {
-			bp = "bench-install-" + time.Now().Format("150405")
+			bp = made
 			if err := bench.GalaxyDistribution(ctx, t, bp, strings.Split(*artifacts, ",")); err != nil {
 				return fmt.Errorf("%s: %w", t.Name, err)
 			}
@@ -610,7 +611,7 @@ func benchGalaxyInstall(ctx context.Context, args []string) error {
 		}
 		rows = append(rows, row)
 		if *loadFor > 0 {
-			coll := strings.ReplaceAll(strings.Split(*specs, ",")[0], ".", "/") + "/"
+			coll := strings.ReplaceAll(strings.Split(*specs, ",")[0], ".", "/")
 			got, err := bench.GalaxyLoad(ctx, bench.GalaxyLoadConfig{Target: t, BasePath: bp, Collection: coll, Connections: *conns, Duration: *loadFor})
 			loads = append(loads, got...)
 			if err != nil {

@@ -61,7 +61,13 @@ func publishBody(t *testing.T, name string, data []byte) (string, io.Reader) {
 // its import, returning the import.
 func publish(t *testing.T, e *contenttest.Env, api, file string) map[string]any {
 	t.Helper()
-	ct, body := publishBody(t, file, tarball(t, file))
+	return publishBytes(t, e, api, file, tarball(t, file))
+}
+
+// publishBytes publishes a collection tarball under that file name, as publish does.
+func publishBytes(t *testing.T, e *contenttest.Env, api, file string, data []byte) map[string]any {
+	t.Helper()
+	ct, body := publishBody(t, file, data)
 	code, m, _ := e.Do("POST", api+"v3/artifacts/collections/", ct, body)
 	if code != 202 {
 		t.Fatalf("publish %s: %d %v", file, code, m)

@@ -16,14 +16,6 @@ import (
 func TestSyncOptimize(t *testing.T) {
 	e := newSyncEnv(t)
 	e.g.add("acme", "app", "1.0.0", nil)
-	skipped := func(task map[string]any) bool {
-		for _, p := range task["progress_reports"].([]any) {
-			if msg, _ := p.(map[string]any)["message"].(string); strings.HasPrefix(msg, "no-op:") {
-				return true
-			}
-		}
-		return false
-	}
 	for i, tc := range []struct {
 		what   string
 		change func(repo, remote string)
@@ -69,6 +61,16 @@ func TestSyncOptimize(t *testing.T) {
 			t.Errorf("%s: skipped", tc.what)
 		}
 	}
+}
+
+// skipped says whether a sync task was skipped as optimize skips it.
+func skipped(task map[string]any) bool {
+	for _, p := range task["progress_reports"].([]any) {
+		if msg, _ := p.(map[string]any)["message"].(string); strings.HasPrefix(msg, "no-op:") {
+			return true
+		}
+	}
+	return false
 }
 
 // A token is sent as Pulp sends it; with an auth_url it is exchanged for bearer tokens,

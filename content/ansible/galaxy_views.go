@@ -1,6 +1,7 @@
 package ansible
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -347,6 +348,12 @@ func (p *Plugin) renderVersion(r *http.Request, d dist, ix *vindex, v *icv, c me
 	}
 	if art != nil {
 		out.Artifact = &artifactRef{Filename: c.RelativePath, SHA256: art.SHA256, Size: art.Size}
+	} else if ref, err := p.onDemandArtifact(ctx, c); err != nil {
+		return out, err
+	} else {
+		out.Artifact = ref
+	}
+	if out.Artifact != nil {
 		dl := rest.OriginOf(ctx) + defaultRoot + "content/" + escapePath(d.BasePath) + "/collections/artifacts/" + escapePath(c.RelativePath)
 		out.DownloadURL = &dl
 	}
@@ -373,6 +380,24 @@ func (p *Plugin) renderVersion(r *http.Request, d dist, ix *vindex, v *icv, c me
 		}
 	}
 	return out, nil
+}
+
+// onDemandArtifact is the artifact of a collection version synced on demand, as its
+// remote declared it (the content app fetches it when it is first downloaded); nil when
+// no remote declares its sha256 and size (a git sync's metadata only).
+func (p *Plugin) onDemandArtifact(ctx context.Context, c meta.Content) (*artifactRef, error) {
+	fs, err := meta.ContentFiles(ctx, p.db, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fs {
+		for _, src := range f.Remote {
+			if f.Artifact == nil && f.RelativePath == c.RelativePath && src.SHA256 != nil && src.Size != nil {
+				return &artifactRef{Filename: c.RelativePath, SHA256: *src.SHA256, Size: *src.Size}, nil
+			}
+		}
+	}
+	return nil, nil
 }
 
 // allVersions is collections/all-versions/: every served version's detail but its

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"pith/meta"
 )
@@ -96,7 +97,13 @@ func TestSyncOnDemandServed(t *testing.T) {
 	if n := e.g.requested("/download/") - before; n != 1 {
 		t.Errorf("the artifact was fetched %d times, want once", n)
 	}
-	if _, err := meta.ArtifactBySHA256(context.Background(), e.DB, v.sha256); err != nil {
-		t.Errorf("the artifact fetched on demand was not stored: %v", err)
+	// The content app stores the artifact once the client has the whole body: it may
+	// land just after the answer.
+	var err2 error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err2 = meta.ArtifactBySHA256(context.Background(), e.DB, v.sha256); err2 == nil {
+			return
+		}
 	}
+	t.Errorf("the artifact fetched on demand was not stored: %v", err2)
 }

@@ -106,14 +106,16 @@ func TestSyncFromPith(t *testing.T) {
 				}
 			}
 		}
-		// The download route serves the artifact either way. The detail's download_url is
-		// checked for immediate only: pith lists none for a version whose artifact it has
-		// not fetched yet (pulp_ansible's rule for an artifact-less version), so what B
-		// synced on demand cannot be installed or synced from B's Galaxy API.
+		// Either way B's version detail names the download route and the artifact, as the
+		// remote declared it for a version synced on demand, so that what B holds can be
+		// installed or synced from B's Galaxy API before anyone has fetched it.
 		dl := "/pulp_ansible/galaxy/default/api/v3/plugin/ansible/content/down/collections/artifacts/" + files[2]
 		code, v, _ := b.Do("GET", "/pulp_ansible/galaxy/down/api/v3/collections/cisco/iosxr/versions/4.0.2/", "", nil)
-		if code != 200 || policy == "immediate" && v["download_url"] != b.URL+dl {
+		if code != 200 || v["download_url"] != b.URL+dl {
 			t.Errorf("%s: B's version detail: %d, download_url %v, want %s", policy, code, v["download_url"], b.URL+dl)
+		}
+		if art, _ := v["artifact"].(map[string]any); art == nil || art["sha256"] != hexSum(string(tarball(t, files[2]))) || art["filename"] != files[2] {
+			t.Errorf("%s: B's version detail: artifact %v", policy, v["artifact"])
 		}
 		for u, f := range map[string]string{dl: files[2], "/pulp/content/down/" + files[0]: files[0]} {
 			if code, body, _ := b.Do("GET", u, "", nil); code != 200 || body["_raw"] != string(tarball(t, f)) {

@@ -15,6 +15,7 @@ import (
 	"pith/api/href"
 	"pith/api/openapi"
 	"pith/api/rest"
+	"pith/content/ansible/collection"
 	"pith/meta"
 	"pith/sign"
 	"pith/task"
@@ -160,58 +161,18 @@ func (a namespaceAttrs) metadataSHA256() string {
 	if a.AvatarSHA256 == nil {
 		b.WriteString("null")
 	} else {
-		b.WriteString(pyJSON(*a.AvatarSHA256))
+		b.WriteString(collection.PyString(*a.AvatarSHA256))
 	}
-	b.WriteString(`, "company": ` + pyJSON(a.Company) + `, "description": ` + pyJSON(a.Description) + `, "email": ` + pyJSON(a.Email) + `, "links": {`)
+	b.WriteString(`, "company": ` + collection.PyString(a.Company) + `, "description": ` + collection.PyString(a.Description) + `, "email": ` + collection.PyString(a.Email) + `, "links": {`)
 	for i, k := range keys {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(pyJSON(k) + ": " + pyJSON(a.Links[k]))
+		b.WriteString(collection.PyString(k) + ": " + collection.PyString(a.Links[k]))
 	}
-	b.WriteString(`}, "name": ` + pyJSON(a.Name) + `, "resources": ` + pyJSON(a.Resources) + `}`)
+	b.WriteString(`}, "name": ` + collection.PyString(a.Name) + `, "resources": ` + collection.PyString(a.Resources) + `}`)
 	sum := sha256.Sum256(b.Bytes())
 	return hex.EncodeToString(sum[:])
-}
-
-// pyJSON is a string as Python's json.dumps writes it (ASCII, \uXXXX escapes).
-func pyJSON(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20 || r > 0x7e:
-			if r > 0xffff {
-				r -= 0x10000
-				b.WriteString(`\u` + hex4(0xd800+(r>>10)) + `\u` + hex4(0xdc00+(r&0x3ff)))
-				continue
-			}
-			b.WriteString(`\u` + hex4(r))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func hex4(r rune) string {
-	const digits = "0123456789abcdef"
-	return string([]byte{digits[r>>12&0xf], digits[r>>8&0xf], digits[r>>4&0xf], digits[r&0xf]})
 }
 
 // namespaceLink is one of a namespace's links as the API shows them.

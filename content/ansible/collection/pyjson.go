@@ -73,6 +73,14 @@ func writePyJSON(b *bytes.Buffer, v any, level int) {
 	}
 }
 
+// PyString is s as Python's json.dumps writes a string (ensure_ascii): what
+// pulp_ansible hashes its namespace metadata over, beside the collection's files.
+func PyString(s string) string {
+	var b bytes.Buffer
+	writePyString(&b, s)
+	return b.String()
+}
+
 // writePyString is json's py_encode_basestring_ascii: everything outside space..~ is
 // escaped, with the short forms for \b \f \n \r \t, and astral characters as a
 // surrogate pair.

@@ -63,6 +63,11 @@ func newGalaxyClient(t *testing.T, s *server, servers ...testgalaxy.ServerConfig
 // collectionFile is the path of a collection artifact in testdata/ansible-collections.
 func collectionFile(name string) string { return testfiles.Path("ansible-collections", name) }
 
+// galaxyCollections are the collection tarballs of testdata/ansible-collections a Galaxy
+// server under test is given, dependencies before what needs them.
+var galaxyCollections = []string{"foo-bar-1.0.0.tar.gz", "pulp-testing_asset-1.0.0.tar.gz", "pulp-testing_asset-1.0.1.tar.gz",
+	"ansible-utils-2.7.0.tar.gz", "ansible-netcommon-4.1.0.tar.gz", "cisco-iosxr-4.0.2.tar.gz"}
+
 // galaxyTarget is a Galaxy server under test, as galaxyScenario needs it.
 type galaxyTarget struct {
 	client *testgalaxy.Client // configured for the server, its default
@@ -80,9 +85,7 @@ type galaxyTarget struct {
 // with a keyring (and fails with another), and a role installs.
 func galaxyScenario(t *testing.T, g galaxyTarget) {
 	c := g.client
-	published := []string{"foo-bar-1.0.0.tar.gz", "pulp-testing_asset-1.0.0.tar.gz", "pulp-testing_asset-1.0.1.tar.gz",
-		"ansible-utils-2.7.0.tar.gz", "ansible-netcommon-4.1.0.tar.gz", "cisco-iosxr-4.0.2.tar.gz"}
-	for _, f := range published {
+	for _, f := range galaxyCollections {
 		c.Publish(collectionFile(f))
 	}
 	if out, err := c.Run("collection", "publish", collectionFile("foo-bar-1.0.0.tar.gz")); err == nil {

@@ -81,7 +81,11 @@ func RepositoryByPulpID(ctx context.Context, q Querier, id string) (Repository, 
 // ListRepositories selects a page of repositories (alias r); sub-repositories are not
 // listed.
 func ListRepositories(ctx context.Context, q Querier, l List) ([]Repository, int64, error) {
-	l.And("r.sub_of IS NULL")
+	// The unary + keeps SQLite (no statistics) off the repositories_sub index, which it
+	// would take for every top-level repository's row: a lookup of 500 by pulp_id then
+	// walked all 27,237 of the study's (22 ms against 4 ms), and a page sorted them all
+	// instead of reading the name index in order.
+	l.And("+r.sub_of IS NULL")
 	return Page(ctx, q, repoCols, "repositories r", "r.name", l, func(rs *sql.Rows) (Repository, error) { return scanRepo(rs) })
 }
 

@@ -180,17 +180,28 @@ func GetGroup(ctx context.Context, q meta.Querier, pulpID string) (Group, error)
 	return g, fillGroup(ctx, q, &g)
 }
 
+// fillGroup reads a group's tasks and counts their states. It reads only what a group
+// shows of each task (Pulp's minimal task): a client polls the
+// group while its tasks run, and their arguments, reservations and created resources
+// (500 repositories each for a bulk_modify batch) are not decoded for that.
 func fillGroup(ctx context.Context, q meta.Querier, g *Group) error {
-	tasks, _, err := List(ctx, q, meta.List{Where: []string{"t.task_group_id = ?"}, Args: []any{g.ID}, OrderBy: "t.id"})
+	rows, err := q.Query(ctx, `SELECT t.id, t.pulp_id, t.name, t.state, t.worker_id, (SELECT w.pulp_id FROM workers w WHERE w.id = t.worker_id),
+		t.created, t.updated, t.unblocked, t.started, t.finished FROM tasks t WHERE t.task_group_id = ? ORDER BY t.id`, g.ID)
 	if err != nil {
-		return err
+		return fmt.Errorf("tasks of group %s: %w", g.PulpID, err)
 	}
-	g.Tasks = tasks
+	defer rows.Close()
+	g.Tasks = nil
 	g.Counts = map[string]int64{}
-	for _, t := range tasks {
+	for rows.Next() {
+		t := Task{GroupID: &g.ID, GroupPulpID: &g.PulpID}
+		if err := rows.Scan(&t.ID, &t.PulpID, &t.Name, &t.State, &t.WorkerID, &t.WorkerPulpID, &t.Created, &t.Updated, &t.Unblocked, &t.Started, &t.Finished); err != nil {
+			return fmt.Errorf("tasks of group %s: %w", g.PulpID, err)
+		}
+		g.Tasks = append(g.Tasks, t)
 		g.Counts[t.State]++
 	}
-	return nil
+	return rows.Err()
 }
 
 // ListGroups selects a page of task groups (alias g).

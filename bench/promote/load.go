@@ -178,6 +178,42 @@ func load(ctx context.Context, cfg Config) (dataset, error) {
 	return ds, nil
 }
 
+// reuse reads back the data set an earlier load left in cfg.DB: its repositories of
+// the type, by position (their names end in it), and their version count. Step units get
+// a run ID of their own, so that each step adds a unit no repository holds yet.
+func reuse(ctx context.Context, cfg Config) (dataset, error) {
+	db, err := meta.Open(ctx, cfg.DB)
+	if err != nil {
+		return dataset{}, err
+	}
+	defer db.Close()
+	k, err := kindOf(cfg.Type)
+	if err != nil {
+		return dataset{}, err
+	}
+	ds := dataset{units: cfg.Units, perRepo: perRepo(cfg.Units), runID: uuid.NewString()[:8]}
+	rows, err := db.Query(ctx, `SELECT id, pulp_id, next_version - 1 FROM repositories WHERE type = ? AND name LIKE 'promote-%' ORDER BY name`, k.repoType)
+	if err != nil {
+		return ds, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r repoRow
+		if err := rows.Scan(&r.id, &r.pulpID, &r.latest); err != nil {
+			return ds, err
+		}
+		ds.repos = append(ds.repos, r)
+		ds.versions += r.latest + 1
+	}
+	if err := rows.Err(); err != nil {
+		return ds, err
+	}
+	if len(ds.repos) != cfg.Repos {
+		return ds, fmt.Errorf("reuse: the database holds %d generated %s repositories, the run asks for %d", len(ds.repos), k.repoType, cfg.Repos)
+	}
+	return ds, nil
+}
+
 // shape is repository i's place in the data set: k versions after version 0 (the
 // study's versions spread evenly, none empty) and its perRepo units, starting at unit
 // first and wrapping; the m-th of them is added in version 1 + m·k/perRepo.

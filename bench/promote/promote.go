@@ -37,7 +37,10 @@ type Config struct {
 	// NoModify leaves out pith's second row, the steps made of one modify per
 	// repository.
 	NoModify bool
-	Seed     uint64
+	// Reuse runs the steps on the data set a previous run loaded into DB (kept with
+	// --dir) instead of loading one: the shape is read back from the database.
+	Reuse bool
+	Seed  uint64
 	// Peers are upstream Pulp installations measured after pith with the same data set
 	// and steps; each needs DB, the postgres:// URL of its (otherwise unused) database.
 	Peers []bench.Target
@@ -114,7 +117,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 	srv := Server{Name: "pith, bulk_modify", Bulk: true}
 	start := time.Now()
-	ds, err := load(ctx, cfg)
+	loadOrReuse := load
+	if cfg.Reuse {
+		loadOrReuse = reuse
+	}
+	ds, err := loadOrReuse(ctx, cfg)
 	if err != nil {
 		return res, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -339,10 +340,15 @@ func benchPromote(ctx context.Context, args []string) error {
 	noModify := fs.Bool("no-modify", false, "measure only bulk_modify, not also one modify per repository (the API Pulp has)")
 	pg := fs.String("pg", os.Getenv("PITH_BENCH_PG"), "postgres:// URL of an empty database to use instead of SQLite (env PITH_BENCH_PG)")
 	typ := fs.String("type", promote.FileType, "what the repositories hold: file (file.file units) or ansible (collection versions: 100 namespaces x 20 names x 5 versions at 10,000 units)")
+	pprof := fs.String("pprof", "", "host:port for pith's --pprof-listen, to profile it during the run")
+	reuse := fs.Bool("reuse", false, "run the steps on the data set an earlier run left in --dir (same shape flags) instead of loading one")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg := promote.Config{Type: *typ, Repos: 1000, Versions: 6000, Units: 500, Steps: []int{100, 500, 1000}, BatchSize: *batch, NoModify: *noModify,
+	if *reuse && *sf.dir == "" {
+		return fmt.Errorf("bench promote: --reuse needs the --dir of an earlier run")
+	}
+	cfg := promote.Config{Type: *typ, Repos: 1000, Versions: 6000, Units: 500, Steps: []int{100, 500, 1000}, BatchSize: *batch, NoModify: *noModify, Reuse: *reuse,
 		User: "admin", Password: randomPassword(), Peers: sf.peers}
 	if *sf.full {
 		full := promote.Full()
@@ -371,7 +377,25 @@ func benchPromote(ctx context.Context, args []string) error {
 	if cfg.DB == "" {
 		cfg.DB = filepath.Join(dir, "pith", "pith.db")
 	}
-	cl, err := bench.StartCluster(ctx, bench.ClusterConfig{Dir: filepath.Join(dir, "pith"), Database: *pg, Password: cfg.Password})
+	ccfg := bench.ClusterConfig{Dir: filepath.Join(dir, "pith"), Database: *pg, Password: cfg.Password}
+	if *reuse {
+		// The installation keeps the admin password it was first started with.
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		args := []string{"admin", "password", cfg.Password, "--data", ccfg.Dir}
+		if *pg != "" {
+			args = append(args, "--database", *pg)
+		}
+		if out, err := exec.CommandContext(ctx, exe, args...).CombinedOutput(); err != nil {
+			return fmt.Errorf("bench promote --reuse: set the admin password: %v: %s", err, out)
+		}
+	}
+	if *pprof != "" {
+		ccfg.Args = []string{"--pprof-listen", *pprof}
+	}
+	cl, err := bench.StartCluster(ctx, ccfg)
 	if err != nil {
 		return err
 	}

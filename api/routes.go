@@ -93,6 +93,11 @@ func (s *Server) coreOps(t *rest.Table) []rest.Op {
 
 	add(rest.Op{ID: "orphans_cleanup_cleanup", Viewset: "orphans/cleanup", Method: "POST", Path: root + "orphans/cleanup/", Pattern: root + "orphans/cleanup/{$}", Tag: "Orphans: Cleanup",
 		Body: orphansCleanupIn{}, BodyName: "OrphansCleanup", Media: rest.JSONForms, Responses: r(202, async), Handler: s.orphansCleanup})
+	add(rest.Op{ID: "repositories_reclaim_space_reclaim", Viewset: "repositories/reclaim_space", Action: "reclaim", Method: "POST", Path: root + "repositories/reclaim_space/",
+		Pattern: root + "repositories/reclaim_space/{$}", Tag: "Repositories: Reclaim_Space",
+		Body: reclaimIn{}, BodyName: "ReclaimSpace", Media: rest.JSONForms, Responses: r(202, async), Handler: s.reclaimSpace})
+	add(rest.Op{ID: "repair_post", Viewset: "repair", Method: "POST", Path: root + "repair/", Pattern: root + "repair/{$}", Tag: "Repair",
+		Body: repairIn{}, BodyName: "Repair", Media: rest.JSONForms, Responses: r(202, async), Handler: s.repairAll})
 	add(rest.Op{ID: "orphans_delete", Viewset: "orphans", Method: "DELETE", Path: root + "orphans/", Pattern: root + "orphans/{$}", Tag: "Orphans",
 		Responses: r(202, async), Handler: s.orphansDelete})
 

@@ -178,6 +178,11 @@ type versionResponse struct {
 	VulnReport      *string                                   `json:"vuln_report" openapi:"readOnly"`
 }
 
+type reclaimIn struct {
+	RepoHrefs            []any    `json:"repo_hrefs" openapi:"required"`
+	RepoVersionsKeeplist []string `json:"repo_versions_keeplist" openapi:"format=uri"`
+}
+
 type repairIn struct {
 	VerifyChecksums bool `json:"verify_checksums" openapi:"default=true"`
 }

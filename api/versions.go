@@ -144,15 +144,21 @@ func (s *Server) versionRepair(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in := repairIn{VerifyChecksums: true}
-	raw, err := rest.ReadBody(r, &in, nil)
+	in, err := readRepair(r)
 	if err != nil {
-		return err
-	}
-	if err := rest.Decode(raw, &in); err != nil {
 		return err
 	}
 	return s.env.Dispatch(w, r, task.Spec{Name: content.RepairTask,
 		Args:   content.VersionArgs{Repository: repo.PulpID, Number: v.Number, VerifyChecksums: in.VerifyChecksums},
 		Shared: []string{href.Repository(repo.Type, repo.PulpID)}})
+}
+
+// readRepair reads the body of a repair (verify_checksums is true unless given).
+func readRepair(r *http.Request) (repairIn, error) {
+	in := repairIn{VerifyChecksums: true}
+	raw, err := rest.ReadBody(r, &in, nil)
+	if err == nil {
+		err = rest.Decode(raw, &in)
+	}
+	return in, err
 }

@@ -138,6 +138,8 @@ func (c *Core) Tasks() map[string]task.Func {
 		ModifyTask:        c.runModify,
 		DeleteVersionTask: c.runDeleteVersion,
 		RepairTask:        c.runRepair,
+		RepairAllTask:     c.runRepairAll,
+		ReclaimTask:       c.runReclaim,
 		CommitTask:        c.runCommit,
 		OrphanTask:        c.runOrphans,
 		PurgeTask:         c.runPurge,

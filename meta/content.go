@@ -366,6 +366,24 @@ func fillFileRef(ctx context.Context, q Querier, f *FileRef, artifactID *int64) 
 	return err
 }
 
+// StoredFiles lists up to limit unit files that have a stored artifact, in key order
+// after the key after (a page of the repair of every artifact), with their artifacts.
+func StoredFiles(ctx context.Context, q Querier, after int64, limit int) ([]FileRef, error) {
+	var out []FileRef
+	err := scanRows(ctx, q, `SELECT ca.id, ca.content_id, ca.relative_path, `+artifactCols+`
+		FROM content_artifacts ca JOIN artifacts a ON a.id = ca.artifact_id WHERE ca.id > ? ORDER BY ca.id LIMIT ?`,
+		[]any{after, limit}, func(r *sql.Rows) error {
+			var f FileRef
+			var a Artifact
+			err := r.Scan(&f.ContentArtifactID, &f.ContentID, &f.RelativePath,
+				&a.ID, &a.PulpID, &a.Size, &a.MD5, &a.SHA1, &a.SHA224, &a.SHA256, &a.SHA384, &a.SHA512, &a.Created, &a.Updated)
+			f.Artifact = &a
+			out = append(out, f)
+			return err
+		})
+	return out, err
+}
+
 // RemoteSources lists where a unit file can be fetched from, first source first.
 func RemoteSources(ctx context.Context, q Querier, contentArtifactID int64) ([]RemoteSource, error) {
 	rows, err := q.Query(ctx, `SELECT remote_id, url, size, sha256 FROM remote_artifacts WHERE content_artifact_id = ? ORDER BY id`, contentArtifactID)

@@ -191,6 +191,10 @@ type Serving struct {
 	RepoID     int64 // with Number: a repository version
 	RepoPulpID string
 	Number     int64
+	// Reclaimed is when reclaim_space last dropped files of the repository served (µs):
+	// the one change to what a path resolves to that a publication or a version does not
+	// name.
+	Reclaimed int64
 }
 
 // DistributionServing returns what every distribution serves, by distribution ID, in
@@ -198,7 +202,8 @@ type Serving struct {
 // versions, the newest publication of that version, else the version itself.
 func DistributionServing(ctx context.Context, q Querier) (map[int64]Serving, error) {
 	rows, err := q.Query(ctx, `SELECT x.id, x.pub_id, (SELECT p.pulp_id FROM publications p WHERE p.id = x.pub_id),
-			x.repo_id, (SELECT r.pulp_id FROM repositories r WHERE r.id = x.repo_id), x.number
+			x.repo_id, (SELECT r.pulp_id FROM repositories r WHERE r.id = x.repo_id), x.number,
+			(SELECT r.reclaimed FROM repositories r WHERE r.id = COALESCE((SELECT p.repository_id FROM publications p WHERE p.id = x.pub_id), x.repo_id))
 		FROM (SELECT y.id, y.repo_id, y.number,
 				COALESCE(y.publication_id, (SELECT p.id FROM publications p WHERE p.repository_id = y.repo_id
 					AND p.version_number = y.number ORDER BY p.id DESC LIMIT 1)) AS pub_id
@@ -214,12 +219,12 @@ func DistributionServing(ctx context.Context, q Querier) (map[int64]Serving, err
 	out := map[int64]Serving{}
 	for rows.Next() {
 		var id int64
-		var pub, repo, number sql.NullInt64
+		var pub, repo, number, reclaimed sql.NullInt64
 		var pubPulp, repoPulp sql.NullString
-		if err := rows.Scan(&id, &pub, &pubPulp, &repo, &repoPulp, &number); err != nil {
+		if err := rows.Scan(&id, &pub, &pubPulp, &repo, &repoPulp, &number, &reclaimed); err != nil {
 			return nil, err
 		}
-		var s Serving
+		s := Serving{Reclaimed: reclaimed.Int64}
 		if pub.Valid {
 			s.PubID, s.PubPulpID = pub.Int64, pubPulp.String
 		} else if repo.Valid {

@@ -2,6 +2,8 @@ package serve
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -317,7 +319,7 @@ func (s *Server) resolve(ctx context.Context, t *distTable, d meta.Distribution,
 	if s.opt.NoCache {
 		return s.lookup(ctx, d, src, rel)
 	}
-	key := resolutionKey{dist: d.PulpID, pub: src.PubPulpID, repo: src.RepoPulpID, number: src.Number, path: rel}
+	key := resolutionKey{dist: d.PulpID, pub: src.PubPulpID, repo: src.RepoPulpID, number: src.Number, reclaimed: src.Reclaimed, path: rel}
 	local := s.opt.Shared == nil || !s.opt.SharedOnly
 	if local {
 		if res, ok := s.cache.Get(key); ok {
@@ -485,6 +487,13 @@ func (s *Server) serveArtifact(w http.ResponseWriter, r *http.Request, name stri
 	defer f.Close()
 	if a.Size <= smallMax && !s.opt.NoCache {
 		if data, err := readSmall(f, a.Size); err == nil {
+			// Kept in memory only as its digest says: a corrupt blob would outlive its
+			// repair there.
+			if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != a.SHA256 {
+				s.opt.Logger.Error("artifact blob is corrupt; run a repair", "sha256", a.SHA256, "path", r.URL.Path)
+				http.Error(w, "the file is corrupt in storage; an administrator can repair it", http.StatusBadGateway)
+				return
+			}
 			s.small.put(a, contentType(name), data).serve(w, r, name, a)
 			return
 		}

@@ -82,7 +82,7 @@ func (s *Shared) Connected(ctx context.Context) bool { return s.rdb.Ping(ctx).Er
 func (s *Shared) Close() error { return s.rdb.Close() }
 
 func (s *Shared) key(k resolutionKey) string {
-	return "pith:content:" + k.dist + ":" + k.pub + ":" + k.repo + ":" + strconv.FormatInt(k.number, 10) + ":" + k.path
+	return "pith:content:" + k.dist + ":" + k.pub + ":" + k.repo + ":" + strconv.FormatInt(k.number, 10) + ":" + strconv.FormatInt(k.reclaimed, 10) + ":" + k.path
 }
 
 // sharedResolution is a resolution as stored in Redis.

@@ -147,6 +147,9 @@ type UnitKind struct {
 	Render func(ctx context.Context, units []meta.Content) ([]any, error)
 	// LabelStatus is what set_label and unset_label answer (Pulp differs by type).
 	LabelStatus int
+	// Reclaimable: reclaim_space may drop the stored files of its units (Pulp's
+	// PROTECTED_FROM_RECLAIM false); those of other kinds are always kept.
+	Reclaimable bool
 }
 
 // Creator is the body of a general_create task of one kind, given the task's body.

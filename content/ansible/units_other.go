@@ -314,7 +314,7 @@ func (p *Plugin) declareOtherUnits(t *rest.Table) {
 			{Name: "pubkey_fingerprint", Attr: "pubkey_fingerprint", Lookups: two},
 			hrefAttr("signing_service", "signing_service", "signing-services/", "Filter signatures produced by signature service"),
 		},
-		Ordering: order("data", "digest", "pubkey_fingerprint"), Render: renderEach(renderSignature), LabelStatus: 201})
+		Ordering: order("data", "digest", "pubkey_fingerprint"), Render: renderEach(renderSignature), LabelStatus: 201, Reclaimable: true})
 	t.Unit(rest.UnitKind{Type: DeprecationType, Segment: deprecationSegment, PRN: "ansible.ansiblecollectiondeprecated", Href: "{ansible_ansible_collection_deprecated_href}",
 		Tag: "Content: Collection_Deprecations", Schema: "ansible.AnsibleCollectionDeprecatedResponse", View: deprecationResponse{},
 		Ordering: map[string]string{"pk": "c.id"}, Render: renderEach(renderDeprecation), LabelStatus: 201})
@@ -324,7 +324,7 @@ func (p *Plugin) declareOtherUnits(t *rest.Table) {
 			hrefAttr("marked_collection", "marked_collection", "content/"+cvSegment+"/", "Filter marks for collection version"),
 			{Name: "value", Attr: "value", Lookups: two},
 		},
-		Ordering: order("value"), Render: renderEach(renderMark), LabelStatus: 201})
+		Ordering: order("value"), Render: renderEach(renderMark), LabelStatus: 201, Reclaimable: true})
 	t.Unit(rest.UnitKind{Type: NamespaceType, Segment: namespaceSegment, PRN: "ansible.ansiblenamespacemetadata", Href: "{ansible_ansible_namespace_metadata_href}",
 		Tag: "Content: Namespaces", Schema: "ansible.AnsibleNamespaceMetadataResponse", View: namespaceResponse{},
 		Filters: namespaceSpec().Filters, Ordering: namespaceSpec().Ordering, Render: p.renderNamespaces, LabelStatus: 200})

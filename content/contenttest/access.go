@@ -345,8 +345,10 @@ func (tr *tour) matrixRequest(op openapi.Operation, c caller) (method, path, ct 
 	case op.ID == "uploads_commit":
 		up := fresh(tr.json("POST", href.Root+"uploads/", map[string]any{"size": 1})["pulp_href"].(string))
 		return jsonReq("POST", up+"commit/", map[string]any{"sha256": strings.Repeat("0", 64)})
-	case op.ID == "orphans_cleanup_cleanup" || op.ID == "tasks_purge" || op.ID == "access_policies_reset" || op.ID == "login":
+	case op.ID == "orphans_cleanup_cleanup" || op.ID == "tasks_purge" || op.ID == "access_policies_reset" || op.ID == "login" || op.ID == "repair_post":
 		return jsonReq("POST", p, map[string]any{})
+	case op.ID == "repositories_reclaim_space_reclaim":
+		return jsonReq("POST", p, map[string]any{"repo_hrefs": []string{tr.refs.Repository}})
 	case op.ID == "orphans_delete" || op.ID == "logout":
 		return "DELETE", p, "", nil
 	case op.ID == "tasks_cancel" || op.ID == "task_groups_cancel":

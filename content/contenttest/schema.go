@@ -411,8 +411,10 @@ func (tr *tour) every() {
 		case op.ID == "uploads_commit":
 			sum := sha256.Sum256([]byte("hello"))
 			tr.json("POST", p, map[string]any{"sha256": hex.EncodeToString(sum[:])})
-		case op.ID == "orphans_cleanup_cleanup" || op.ID == "tasks_purge":
+		case op.ID == "orphans_cleanup_cleanup" || op.ID == "tasks_purge" || op.ID == "repair_post":
 			tr.json("POST", p, map[string]any{})
+		case op.ID == "repositories_reclaim_space_reclaim":
+			tr.json("POST", p, map[string]any{"repo_hrefs": []string{tr.refs.Repository}})
 		case op.ID == "orphans_delete":
 			tr.send("DELETE", p, "", nil)
 		case op.ID == "tasks_cancel" || op.ID == "task_groups_cancel":

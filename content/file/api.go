@@ -25,7 +25,7 @@ const segment = "file/files"
 func (p *Plugin) Declare(t *rest.Table) error {
 	env := t.Env
 	t.Unit(rest.UnitKind{Type: Type, Segment: segment, PRN: "file.filecontent", Href: "{file_file_content_href}", Tag: "Content: Files",
-		Schema: "file.FileContentResponse", View: contentResponse{},
+		Schema: "file.FileContentResponse", View: contentResponse{}, Reclaimable: true,
 		Filters: []rest.Filter{
 			{Name: "relative_path", Col: "c.relative_path", Lookups: []string{"exact"}},
 			{Name: "sha256", Col: "c.digest", Lookups: []string{"exact"}},

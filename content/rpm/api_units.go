@@ -244,7 +244,8 @@ func (p *Plugin) declareUnits(t *rest.Table) {
 			render = p.renderModulemds
 		}
 		t.Unit(rest.UnitKind{Type: k.typ, Segment: k.seg, PRN: k.prn, Href: k.href, Tag: k.tag, Schema: k.schema, View: k.view,
-			Filters: k.filters, Ordering: k.ordering, Render: render, LabelStatus: k.labelCode})
+			Filters: k.filters, Ordering: k.ordering, Render: render, LabelStatus: k.labelCode,
+			Reclaimable: k.typ == PackageType}) // pulp_rpm's only unit not protected from reclaim
 		pat := href.Root + "content/" + k.seg + "/"
 		id := "content_" + strings.ReplaceAll(k.seg, "/", "_")
 		switch k.typ {

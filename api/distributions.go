@@ -18,12 +18,7 @@ import (
 func distListSpec(k *rest.DistKind) rest.ListSpec {
 	fs := []rest.Filter{
 		{Name: "base_path", Col: "d.base_path", Lookups: []string{"exact", "contains", "icontains", "in"}},
-		{Name: "checkpoint", Type: rest.Custom, Boolean: true, Lookups: []string{"exact"}, Apply: func(l *meta.List, d meta.Dialect, v string) error {
-			if strings.EqualFold(v, "true") {
-				l.And("1 = 0")
-			}
-			return nil
-		}},
+		{Name: "checkpoint", Col: "d.checkpoint", Type: rest.Bool, Lookups: []string{"exact"}},
 		{Name: "name", Col: "d.name", Lookups: rest.NameLookups},
 		rest.LabelSelect("d.labels"),
 		rest.HrefFilter("repository", "(SELECT r.pulp_id FROM repositories r WHERE r.id = d.repository_id)", ""),
@@ -82,7 +77,7 @@ func applyDist(ctx context.Context, q meta.Querier, cur meta.Distribution, k res
 	in := body.Dist()
 	if partial {
 		json.Unmarshal(cur.Attrs, body)
-		*in = rest.DistIn{BasePath: cur.BasePath, Name: cur.Name, Hidden: cur.Hidden}
+		*in = rest.DistIn{BasePath: cur.BasePath, Name: cur.Name, Hidden: cur.Hidden, Checkpoint: cur.Checkpoint}
 		if cur.ContentGuard != nil && cur.GuardType != nil {
 			h := guardHref(*cur.GuardType, *cur.ContentGuard)
 			in.ContentGuard = &h
@@ -138,8 +133,8 @@ func applyDist(ctx context.Context, q meta.Querier, cur meta.Distribution, k res
 	if version != nil && in.Publication != nil {
 		return cur, rest.NonField("Only one of the attributes 'publication' and 'repository_version' may be used simultaneously.")
 	}
-	if in.Checkpoint {
-		return cur, rest.BadField("checkpoint", "Checkpoint distributions are not supported by this server yet.")
+	if in.Checkpoint && in.Repository == nil {
+		return cur, rest.NonField("The 'checkpoint' attribute may only be used with the 'repository' attribute.")
 	}
 	if version != nil && !k.Versions {
 		return cur, rest.BadField("repository_version", "Distributions of a fixed repository version are not supported by this server yet; "+
@@ -151,7 +146,7 @@ func applyDist(ctx context.Context, q meta.Querier, cur meta.Distribution, k res
 			return cur, err
 		}
 	}
-	out.Type, out.Name, out.BasePath, out.Hidden, out.ContentGuard = k.Type, in.Name, bp, in.Hidden, nil
+	out.Type, out.Name, out.BasePath, out.Hidden, out.Checkpoint, out.ContentGuard = k.Type, in.Name, bp, in.Hidden, in.Checkpoint, nil
 	if in.ContentGuard != nil {
 		p, ok := href.Parse(*in.ContentGuard)
 		if !ok || p.Rest != "" || !strings.HasPrefix(p.Collection, "contentguards/") {
@@ -224,7 +219,7 @@ func (s *Server) renderDist(r *http.Request, d meta.Distribution) any {
 	*out = rest.DistResponse{
 		PulpHref: href.Distribution(d.Type, d.PulpID), Prn: href.PRN(kind.PRN, d.PulpID), PulpCreated: rest.Time(d.Created), PulpLastUpdated: rest.Time(d.Updated),
 		BasePath: d.BasePath, BaseURL: strings.TrimSuffix(s.cfg.ContentOrigin, "/") + "/pulp/content/" + d.BasePath + "/",
-		Hidden: d.Hidden, PulpLabels: d.Labels, Name: d.Name,
+		Hidden: d.Hidden, Checkpoint: d.Checkpoint, PulpLabels: d.Labels, Name: d.Name,
 	}
 	if d.RepoPulpID != nil {
 		h := href.Repository(*d.RepoType, *d.RepoPulpID)

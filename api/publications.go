@@ -35,12 +35,7 @@ func pubListSpec(k *rest.PubKind) rest.ListSpec {
 		}
 	}
 	fs := []rest.Filter{
-		{Name: "checkpoint", Type: rest.Custom, Boolean: true, Lookups: []string{"exact"}, Apply: func(l *meta.List, d meta.Dialect, v string) error {
-			if v == "true" || v == "True" {
-				l.And("1 = 0")
-			}
-			return nil
-		}},
+		{Name: "checkpoint", Col: "p.checkpoint", Type: rest.Bool, Lookups: []string{"exact"}},
 		{Name: "content", Type: rest.Custom, Lookups: []string{"exact"}, Apply: content(false)},
 		{Name: "content__in", Type: rest.Custom, Lookups: []string{"exact"}, Apply: content(true)},
 		rest.TimeFilter("pulp_created", "p.created"),

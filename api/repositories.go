@@ -104,7 +104,7 @@ func applyRepo(ctx context.Context, q meta.Querier, cur meta.Repository, k rest.
 		return cur, rest.BadField("retain_repo_versions", "Ensure this value is greater than or equal to 1.")
 	}
 	if in.RetainCheckpoints != nil {
-		return cur, rest.BadField("retain_checkpoints", "Checkpoint publications are not supported by this server yet, so there are none to retain.")
+		return cur, rest.BadField("retain_checkpoints", "Limiting checkpoints is not supported by this server yet: every checkpoint publication is kept until it is deleted.")
 	}
 	if v, ok := body.(rest.Validator); ok {
 		if err := v.Validate(); err != nil {

@@ -30,10 +30,13 @@ type Distribution struct {
 	ContentGuard  *string // the guard's pulp_id
 	GuardType     *string // and its type ("core.rbac")
 	Hidden        bool
-	Attrs         json.RawMessage
-	Labels        Labels
-	Created       int64
-	Updated       int64
+	// Checkpoint distributions serve the checkpoint publications of their repository,
+	// each under its timestamp, rather than what the repository serves now.
+	Checkpoint bool
+	Attrs      json.RawMessage
+	Labels     Labels
+	Created    int64
+	Updated    int64
 }
 
 const distCols = `d.id, d.pulp_id, d.type, d.name, d.base_path, d.repository_id,
@@ -42,13 +45,13 @@ const distCols = `d.id, d.pulp_id, d.type, d.name, d.base_path, d.repository_id,
 	d.repository_version_id, (SELECT r.pulp_id FROM repository_versions v JOIN repositories r ON r.id = v.repository_id WHERE v.id = d.repository_version_id),
 	(SELECT r.type FROM repository_versions v JOIN repositories r ON r.id = v.repository_id WHERE v.id = d.repository_version_id),
 	(SELECT v.number FROM repository_versions v WHERE v.id = d.repository_version_id),
-	d.content_guard, (SELECT g.type FROM content_guards g WHERE g.pulp_id = d.content_guard), d.hidden, d.attrs, d.labels, d.created, d.updated`
+	d.content_guard, (SELECT g.type FROM content_guards g WHERE g.pulp_id = d.content_guard), d.hidden, d.checkpoint, d.attrs, d.labels, d.created, d.updated`
 
 func scanDist(r interface{ Scan(...any) error }) (Distribution, error) {
 	var x Distribution
 	var attrs, labels string
 	err := r.Scan(&x.ID, &x.PulpID, &x.Type, &x.Name, &x.BasePath, &x.RepositoryID, &x.RepoPulpID, &x.RepoType,
-		&x.PublicationID, &x.PubPulpID, &x.PubType, &x.VersionID, &x.VersionRepo, &x.VersionType, &x.VersionNumber, &x.ContentGuard, &x.GuardType, &x.Hidden, &attrs, &labels, &x.Created, &x.Updated)
+		&x.PublicationID, &x.PubPulpID, &x.PubType, &x.VersionID, &x.VersionRepo, &x.VersionType, &x.VersionNumber, &x.ContentGuard, &x.GuardType, &x.Hidden, &x.Checkpoint, &attrs, &labels, &x.Created, &x.Updated)
 	x.Attrs = json.RawMessage(attrs)
 	x.Labels = parseLabels(labels)
 	return x, err
@@ -87,9 +90,9 @@ func CreateDistribution(ctx context.Context, q Querier, x Distribution) (Distrib
 		x.PulpID = NewID()
 	}
 	var id int64
-	err := q.QueryRow(ctx, `INSERT INTO distributions (pulp_id, type, name, base_path, repository_id, publication_id, repository_version_id, content_guard, hidden, attrs, labels, created, updated)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		x.PulpID, x.Type, x.Name, x.BasePath, x.RepositoryID, x.PublicationID, x.VersionID, x.ContentGuard, x.Hidden, rawText(x.Attrs), x.Labels.text(), now, now).Scan(&id)
+	err := q.QueryRow(ctx, `INSERT INTO distributions (pulp_id, type, name, base_path, repository_id, publication_id, repository_version_id, content_guard, hidden, checkpoint, attrs, labels, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		x.PulpID, x.Type, x.Name, x.BasePath, x.RepositoryID, x.PublicationID, x.VersionID, x.ContentGuard, x.Hidden, x.Checkpoint, rawText(x.Attrs), x.Labels.text(), now, now).Scan(&id)
 	if err != nil {
 		if IsUniqueViolation(err) {
 			return Distribution{}, fmt.Errorf("distribution named %q: %w", x.Name, ErrConflict)
@@ -132,8 +135,8 @@ func UpdateDistribution(ctx context.Context, q Querier, x Distribution, graceUnt
 			return err
 		}
 	}
-	_, err = q.Exec(ctx, `UPDATE distributions SET name = ?, base_path = ?, repository_id = ?, publication_id = ?, repository_version_id = ?, content_guard = ?, hidden = ?, attrs = ?, labels = ?, updated = ? WHERE id = ?`,
-		x.Name, x.BasePath, x.RepositoryID, x.PublicationID, x.VersionID, x.ContentGuard, x.Hidden, rawText(x.Attrs), x.Labels.text(), Now(), x.ID)
+	_, err = q.Exec(ctx, `UPDATE distributions SET name = ?, base_path = ?, repository_id = ?, publication_id = ?, repository_version_id = ?, content_guard = ?, hidden = ?, checkpoint = ?, attrs = ?, labels = ?, updated = ? WHERE id = ?`,
+		x.Name, x.BasePath, x.RepositoryID, x.PublicationID, x.VersionID, x.ContentGuard, x.Hidden, x.Checkpoint, rawText(x.Attrs), x.Labels.text(), Now(), x.ID)
 	if IsUniqueViolation(err) {
 		return fmt.Errorf("distribution named %q: %w", x.Name, ErrConflict)
 	}
@@ -199,15 +202,18 @@ type Serving struct {
 
 // DistributionServing returns what every distribution serves, by distribution ID, in
 // one query: its publication; or, for one that follows a repository or names one of its
-// versions, the newest publication of that version, else the version itself.
+// versions, the newest publication of that version, else the version itself. A
+// checkpoint distribution serves nothing under its base path itself (each checkpoint is
+// served under its timestamp: CheckpointPublications); its Serving names only when its
+// repository was reclaimed.
 func DistributionServing(ctx context.Context, q Querier) (map[int64]Serving, error) {
-	rows, err := q.Query(ctx, `SELECT x.id, x.pub_id, (SELECT p.pulp_id FROM publications p WHERE p.id = x.pub_id),
+	rows, err := q.Query(ctx, `SELECT x.id, x.checkpoint, x.pub_id, (SELECT p.pulp_id FROM publications p WHERE p.id = x.pub_id),
 			x.repo_id, (SELECT r.pulp_id FROM repositories r WHERE r.id = x.repo_id), x.number,
 			(SELECT r.reclaimed FROM repositories r WHERE r.id = COALESCE((SELECT p.repository_id FROM publications p WHERE p.id = x.pub_id), x.repo_id))
-		FROM (SELECT y.id, y.repo_id, y.number,
+		FROM (SELECT y.id, y.checkpoint, y.repo_id, y.number,
 				COALESCE(y.publication_id, (SELECT p.id FROM publications p WHERE p.repository_id = y.repo_id
 					AND p.version_number = y.number ORDER BY p.id DESC LIMIT 1)) AS pub_id
-			FROM (SELECT d.id, d.publication_id, COALESCE(fv.repository_id, d.repository_id) AS repo_id, COALESCE(fv.number, l.number) AS number
+			FROM (SELECT d.id, d.checkpoint, d.publication_id, COALESCE(fv.repository_id, d.repository_id) AS repo_id, COALESCE(fv.number, l.number) AS number
 				FROM distributions d
 				LEFT JOIN repository_versions fv ON fv.id = d.repository_version_id
 				LEFT JOIN (SELECT repository_id, max(number) AS number FROM repository_versions GROUP BY repository_id) l
@@ -219,18 +225,52 @@ func DistributionServing(ctx context.Context, q Querier) (map[int64]Serving, err
 	out := map[int64]Serving{}
 	for rows.Next() {
 		var id int64
+		var checkpoint bool
 		var pub, repo, number, reclaimed sql.NullInt64
 		var pubPulp, repoPulp sql.NullString
-		if err := rows.Scan(&id, &pub, &pubPulp, &repo, &repoPulp, &number, &reclaimed); err != nil {
+		if err := rows.Scan(&id, &checkpoint, &pub, &pubPulp, &repo, &repoPulp, &number, &reclaimed); err != nil {
 			return nil, err
 		}
 		s := Serving{Reclaimed: reclaimed.Int64}
+		if checkpoint {
+			out[id] = s
+			continue
+		}
 		if pub.Valid {
 			s.PubID, s.PubPulpID = pub.Int64, pubPulp.String
 		} else if repo.Valid {
 			s.RepoID, s.RepoPulpID, s.Number = repo.Int64, repoPulp.String, number.Int64
 		}
 		out[id] = s
+	}
+	return out, rows.Err()
+}
+
+// Checkpoint is a checkpoint publication as a checkpoint distribution serves it.
+type Checkpoint struct {
+	PubID     int64
+	PubPulpID string
+	Created   int64 // µs
+}
+
+// CheckpointPublications lists the checkpoint publications of every repository that a
+// checkpoint distribution serves, by repository ID, oldest first.
+func CheckpointPublications(ctx context.Context, q Querier) (map[int64][]Checkpoint, error) {
+	rows, err := q.Query(ctx, `SELECT p.repository_id, p.id, p.pulp_id, p.created FROM publications p
+		WHERE p.checkpoint AND p.repository_id IN (SELECT d.repository_id FROM distributions d WHERE d.checkpoint)
+		ORDER BY p.repository_id, p.created, p.id`)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint publications: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64][]Checkpoint{}
+	for rows.Next() {
+		var repo int64
+		var c Checkpoint
+		if err := rows.Scan(&repo, &c.PubID, &c.PubPulpID, &c.Created); err != nil {
+			return nil, err
+		}
+		out[repo] = append(out[repo], c)
 	}
 	return out, rows.Err()
 }

@@ -18,18 +18,21 @@ type Publication struct {
 	RepoPulpID    string
 	RepoType      string
 	VersionNumber int64
-	Attrs         json.RawMessage
-	Created       int64
-	Updated       int64
+	// Checkpoint publications are served by checkpoint distributions of the repository,
+	// at <base_path>/<Created, to the second>/.
+	Checkpoint bool
+	Attrs      json.RawMessage
+	Created    int64
+	Updated    int64
 }
 
-const pubCols = "p.id, p.pulp_id, p.type, p.repository_id, r.pulp_id, r.type, p.version_number, p.attrs, p.created, p.updated"
+const pubCols = "p.id, p.pulp_id, p.type, p.repository_id, r.pulp_id, r.type, p.version_number, p.checkpoint, p.attrs, p.created, p.updated"
 const pubFrom = "publications p JOIN repositories r ON r.id = p.repository_id"
 
 func scanPub(r interface{ Scan(...any) error }) (Publication, error) {
 	var p Publication
 	var attrs string
-	err := r.Scan(&p.ID, &p.PulpID, &p.Type, &p.RepositoryID, &p.RepoPulpID, &p.RepoType, &p.VersionNumber, &attrs, &p.Created, &p.Updated)
+	err := r.Scan(&p.ID, &p.PulpID, &p.Type, &p.RepositoryID, &p.RepoPulpID, &p.RepoType, &p.VersionNumber, &p.Checkpoint, &attrs, &p.Created, &p.Updated)
 	p.Attrs = json.RawMessage(attrs)
 	return p, err
 }
@@ -48,8 +51,8 @@ func CreatePublication(ctx context.Context, tx *Tx, p Publication, files []Publi
 		p.PulpID = NewID()
 	}
 	var id int64
-	err := tx.QueryRow(ctx, `INSERT INTO publications (pulp_id, type, repository_id, version_number, attrs, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		p.PulpID, p.Type, p.RepositoryID, p.VersionNumber, rawText(p.Attrs), now, now).Scan(&id)
+	err := tx.QueryRow(ctx, `INSERT INTO publications (pulp_id, type, repository_id, version_number, checkpoint, attrs, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		p.PulpID, p.Type, p.RepositoryID, p.VersionNumber, p.Checkpoint, rawText(p.Attrs), now, now).Scan(&id)
 	if err != nil {
 		return Publication{}, fmt.Errorf("insert publication: %w", err)
 	}

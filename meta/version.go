@@ -478,16 +478,20 @@ func VersionContentIDs(ctx context.Context, q Querier, repoID, n int64, types ..
 // ProtectedVersions are the numbers of a repository's versions that are served, which
 // retention keeps: what distributions of the repository serve (its latest version, or
 // that version's newest publication), the versions distributions name, the versions of
-// publications distributions name,
-// and those of superseded publications still in their grace period (at now).
+// publications distributions name, those of superseded publications still in their
+// grace period (at now), and, while a checkpoint distribution of the repository exists,
+// those of its checkpoint publications (as Pulp: without one, checkpoints are not
+// served, and a checkpoint distribution alone does not protect the latest version).
 func ProtectedVersions(ctx context.Context, q Querier, repoID, now int64) (map[int64]bool, error) {
 	rows, err := q.Query(ctx, `SELECT max(v.number) FROM repository_versions v WHERE v.repository_id = ?
-			AND EXISTS (SELECT 1 FROM distributions d WHERE d.repository_id = ?)
+			AND EXISTS (SELECT 1 FROM distributions d WHERE d.repository_id = ? AND NOT d.checkpoint)
 		UNION SELECT v.number FROM repository_versions v WHERE v.repository_id = ?
 			AND v.id IN (SELECT d.repository_version_id FROM distributions d)
 		UNION SELECT p.version_number FROM publications p WHERE p.repository_id = ?
 			AND (p.id IN (SELECT d.publication_id FROM distributions d)
-				OR p.id IN (SELECT h.publication_id FROM distribution_history h WHERE h.expires > ?))`, repoID, repoID, repoID, repoID, now)
+				OR p.id IN (SELECT h.publication_id FROM distribution_history h WHERE h.expires > ?)
+				OR p.checkpoint AND EXISTS (SELECT 1 FROM distributions d WHERE d.repository_id = p.repository_id AND d.checkpoint))`,
+		repoID, repoID, repoID, repoID, now)
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,6 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, t *distTable, 
 
 // serves reports whether what d serves has a file at path.
 func (s *Server) serves(ctx context.Context, t *distTable, d meta.Distribution, path string) bool {
-	res, err := s.resolve(ctx, t, d, path)
+	res, err := s.resolve(ctx, d, t.serving[d.ID], path)
 	return err == nil && res.kind == kindFile
 }

@@ -76,7 +76,10 @@ type distTable struct {
 	byPath  map[string]meta.Distribution
 	depth   int                    // segments of the deepest base path
 	serving map[int64]meta.Serving // by distribution ID
-	guards  *guard.Set             // the content guards, compiled
+	// checkpoints are the checkpoint publications of the repositories checkpoint
+	// distributions serve, by repository ID, oldest first.
+	checkpoints map[int64][]meta.Checkpoint
+	guards      *guard.Set // the content guards, compiled
 }
 
 func (t *distTable) add(d meta.Distribution) {
@@ -141,6 +144,10 @@ func (s *Server) distributions(ctx context.Context) (*distTable, error) {
 	if err != nil {
 		return nil, err
 	}
+	checkpoints, err := meta.CheckpointPublications(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
 	gs, _, err := meta.ListGuards(ctx, s.db, meta.List{})
 	if err != nil {
 		return nil, fmt.Errorf("load content guards: %w", err)
@@ -150,7 +157,7 @@ func (s *Server) distributions(ctx context.Context) (*distTable, error) {
 		prev = t.guards
 	}
 	nt := &distTable{gen: gen, loaded: time.Now(), byPath: make(map[string]meta.Distribution, len(ds)), serving: serving,
-		guards: guard.Compile(s.opt.Guards, gs, prev)}
+		checkpoints: checkpoints, guards: guard.Compile(s.opt.Guards, gs, prev)}
 	for _, d := range ds {
 		nt.add(d)
 	}
@@ -271,10 +278,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h["Cache-Control"] = private
 	}
-	if s.generated(w, r, t, d, rel) {
-		return
+	var src meta.Serving
+	if d.Checkpoint {
+		if src, rel, ok = s.checkpoint(w, r, t, d, rel); !ok {
+			return
+		}
+	} else {
+		if s.generated(w, r, t, d, rel) {
+			return
+		}
+		src = t.serving[d.ID]
 	}
-	res, err := s.resolve(ctx, t, d, rel)
+	res, err := s.resolve(ctx, d, src, rel)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -314,8 +329,8 @@ type resolution struct {
 	grace   bool // found in a superseded publication
 }
 
-func (s *Server) resolve(ctx context.Context, t *distTable, d meta.Distribution, rel string) (resolution, error) {
-	src := t.serving[d.ID]
+// resolve finds what rel is in src, which d serves.
+func (s *Server) resolve(ctx context.Context, d meta.Distribution, src meta.Serving, rel string) (resolution, error) {
 	if s.opt.NoCache {
 		return s.lookup(ctx, d, src, rel)
 	}
@@ -387,8 +402,8 @@ func (s *Server) lookup(ctx context.Context, d meta.Distribution, src meta.Servi
 		return resolution{kind: kindRedirectDir}, nil
 	}
 	// Clients that fetched metadata just before the distribution moved on still find the
-	// files it listed.
-	if s.opt.GracePeriod > 0 {
+	// files it listed. (A checkpoint never moves on.)
+	if s.opt.GracePeriod > 0 && !d.Checkpoint {
 		old, err := meta.SupersededPublications(ctx, s.db, d.ID, meta.Now())
 		if err != nil {
 			return resolution{}, fmt.Errorf("superseded publications of distribution %s: %w", d.BasePath, err)

@@ -196,7 +196,9 @@ func Fields(target any) []string {
 	return out
 }
 
-// fieldKinds maps the JSON field names of a struct to their kinds.
+// fieldKinds maps the JSON field names of a struct to their kinds. A field tagged
+// `openapi:"omit"` hides the one of that name an embedded shape declares (ansible's
+// distributions have no publication or checkpoint): the body has no such field.
 func fieldKinds(target any) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	if target == nil {
@@ -209,6 +211,7 @@ func fieldKinds(target any) map[string]reflect.Type {
 	if t.Kind() != reflect.Struct {
 		return out
 	}
+	var omitted []string
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -225,11 +228,18 @@ func fieldKinds(target any) map[string]reflect.Type {
 		if name == "" {
 			name = f.Name
 		}
+		if f.Tag.Get("openapi") == "omit" {
+			omitted = append(omitted, name)
+			continue
+		}
 		ft := f.Type
 		for ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
 		}
 		out[name] = ft
+	}
+	for _, name := range omitted {
+		delete(out, name)
 	}
 	return out
 }

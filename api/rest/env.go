@@ -158,14 +158,15 @@ func (e *Env) SyncRemote(r *http.Request, repo meta.Repository, remote *string) 
 }
 
 // PubSource resolves what a publication of repositories of type typ publishes: a
-// repository version, or the latest version of a repository.
+// repository version, or the latest version of a repository (the only source of a
+// checkpoint publication, as in Pulp).
 func (e *Env) PubSource(r *http.Request, typ string, in PublicationIn) (meta.Repository, int64, error) {
 	collection := "repositories/" + href.Segment(typ) + "/"
 	switch {
-	case in.Checkpoint:
-		return meta.Repository{}, 0, BadField("checkpoint", "Checkpoint publications are not supported by this server yet.")
 	case in.Repository != nil && in.RepositoryVersion != nil:
 		return meta.Repository{}, 0, NonField("Only one of the attributes 'repository' and 'repository_version' may be provided.")
+	case in.Checkpoint && in.RepositoryVersion != nil:
+		return meta.Repository{}, 0, NonField("'checkpoint' may only be used with 'repository'")
 	case in.RepositoryVersion != nil:
 		id, num, err := VersionOf("repository_version", *in.RepositoryVersion, collection)
 		if err != nil {

@@ -28,8 +28,8 @@ type RepoIn struct {
 	Description        *string  `json:"description" openapi:"nullable,minLength=1"`
 	RetainRepoVersions *int64   `json:"retain_repo_versions" openapi:"nullable,minimum=1"`
 	Remote             *string  `json:"remote" openapi:"format=uri,nullable"`
-	// RetainCheckpoints (newer Pulp releases) is accepted unset: pith has no checkpoint
-	// publications to retain.
+	// RetainCheckpoints (newer Pulp releases) is accepted unset: pith keeps every
+	// checkpoint publication until it is deleted.
 	RetainCheckpoints *int64 `json:"retain_checkpoints" openapi:"newer"`
 }
 

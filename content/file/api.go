@@ -153,7 +153,7 @@ func renderPublication(pub meta.Publication, dists []string) any {
 	if dists == nil {
 		dists = []string{}
 	}
-	return publicationResponse{PublicationResponse: rest.NewPublicationResponse(pub, "file.filepublication"), Distributions: dists, Manifest: a.Manifest}
+	return publicationResponse{PublicationResponse: rest.NewPublicationResponse(pub, "file.filepublication"), Distributions: dists, Manifest: a.Manifest, Checkpoint: pub.Checkpoint}
 }
 
 // publishHandler dispatches a publication of a version, with the manifest the body
@@ -176,7 +176,7 @@ func publishHandler(env *rest.Env) rest.HandlerFunc {
 				manifest = *in.Manifest
 			}
 		}
-		return env.Dispatch(w, r, task.Spec{Name: PublishTask, Args: PublishArgs{Repository: repo.PulpID, Version: n, Manifest: manifest},
+		return env.Dispatch(w, r, task.Spec{Name: PublishTask, Args: PublishArgs{Repository: repo.PulpID, Version: n, Manifest: manifest, Checkpoint: in.Checkpoint},
 			Shared: []string{href.Repository(repo.Type, repo.PulpID)}})
 	}
 }

@@ -49,6 +49,8 @@ type PublishArgs struct {
 	Repository string `json:"repository"`
 	Version    int64  `json:"version"`
 	Manifest   string `json:"manifest"`
+	// Checkpoint makes a checkpoint publication.
+	Checkpoint bool `json:"checkpoint,omitempty"`
 }
 
 // repoAttrs is the part of a file repository's attrs this package reads and writes.
@@ -79,5 +81,5 @@ func manifestOf(repo meta.Repository) string {
 
 // Autopublish publishes a repository's new version with the repository's manifest.
 func (p *Plugin) Autopublish(ctx context.Context, r *task.Run, repo meta.Repository, v meta.Version) (meta.Publication, error) {
-	return p.publish(ctx, r, repo, v.Number, manifestOf(repo))
+	return p.publish(ctx, r, repo, PublishArgs{Version: v.Number, Manifest: manifestOf(repo)})
 }

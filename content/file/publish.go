@@ -22,7 +22,7 @@ func (p *Plugin) runPublish(ctx context.Context, r *task.Run) error {
 	if err != nil {
 		return err
 	}
-	pub, err := p.publish(ctx, r, repo, a.Version, a.Manifest)
+	pub, err := p.publish(ctx, r, repo, a)
 	if err != nil {
 		return err
 	}
@@ -37,9 +37,10 @@ type publishedUnit struct {
 	size            int64
 }
 
-// publish makes a publication of version n: every unit file at its relative path, plus
-// the generated manifest (when manifest is not empty).
-func (p *Plugin) publish(ctx context.Context, r *task.Run, repo meta.Repository, n int64, manifest string) (meta.Publication, error) {
+// publish makes a publication of version a.Version: every unit file at its relative
+// path, plus the generated manifest (when a.Manifest is not empty).
+func (p *Plugin) publish(ctx context.Context, r *task.Run, repo meta.Repository, a PublishArgs) (meta.Publication, error) {
+	n, manifest := a.Version, a.Manifest
 	if _, err := meta.VersionByNumber(ctx, p.core.DB, repo.ID, n); err != nil {
 		return meta.Publication{}, err
 	}
@@ -101,7 +102,7 @@ func (p *Plugin) publish(ctx context.Context, r *task.Run, repo meta.Repository,
 	var pub meta.Publication
 	err = p.core.DB.Tx(ctx, func(tx *meta.Tx) error {
 		var err error
-		pub, err = meta.CreatePublication(ctx, tx, meta.Publication{Type: Type, RepositoryID: repo.ID, VersionNumber: n, Attrs: attrs}, files)
+		pub, err = meta.CreatePublication(ctx, tx, meta.Publication{Type: Type, RepositoryID: repo.ID, VersionNumber: n, Checkpoint: a.Checkpoint, Attrs: attrs}, files)
 		return err
 	})
 	if err != nil {

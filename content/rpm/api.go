@@ -334,8 +334,8 @@ func renderRpmPub(p meta.Publication) rpmPublicationResponse {
 	json.Unmarshal(p.Attrs, &a)
 	layout := a.Layout
 	return rpmPublicationResponse{
-		PublicationResponse: rest.NewPublicationResponse(p, "rpm.rpmpublication"),
-		ChecksumType:        a.ChecksumType, MetadataChecksumType: a.ChecksumType, PackageChecksumType: a.ChecksumType,
+		PublicationResponse: rest.NewPublicationResponse(p, "rpm.rpmpublication"), Checkpoint: p.Checkpoint,
+		ChecksumType: a.ChecksumType, MetadataChecksumType: a.ChecksumType, PackageChecksumType: a.ChecksumType,
 		RepoConfig: configOrEmpty(a.RepoConfig), CompressionType: a.CompressionType, Layout: &layout,
 	}
 }
@@ -355,7 +355,7 @@ func (p *Plugin) publishArgs(ctx context.Context, repo meta.Repository, n int64,
 		return def
 	}
 	a := PublishArgs{Repository: repo.PulpID, Version: n, ChecksumType: pick(in.ChecksumType, ra.ChecksumType, "sha256"),
-		Compression: pick(in.CompressionType, ra.CompressionType, "gz"), Layout: pick(in.Layout, ra.Layout, "nested_alphabetically")}
+		Compression: pick(in.CompressionType, ra.CompressionType, "gz"), Layout: pick(in.Layout, ra.Layout, "nested_alphabetically"), Checkpoint: in.Checkpoint}
 	if a.ChecksumType == "unknown" {
 		a.ChecksumType = "sha256"
 	}

@@ -36,6 +36,8 @@ type PublishArgs struct {
 	SigningService string `json:"signing_service,omitempty"`
 	// RepoConfig is the config.repo settings the publication records (a JSON object).
 	RepoConfig json.RawMessage `json:"repo_config,omitempty"`
+	// Checkpoint makes a checkpoint publication.
+	Checkpoint bool `json:"checkpoint,omitempty"`
 }
 
 // PubAttrs are what an rpm publication records (its attrs).
@@ -117,7 +119,7 @@ func (p *Plugin) Publish(ctx context.Context, r *task.Run, repo meta.Repository,
 	var pub meta.Publication
 	err = p.db.Tx(ctx, func(tx *meta.Tx) error {
 		var err error
-		pub, err = meta.CreatePublication(ctx, tx, meta.Publication{Type: RepoType, RepositoryID: repo.ID, VersionNumber: a.Version, Attrs: attrs}, files)
+		pub, err = meta.CreatePublication(ctx, tx, meta.Publication{Type: RepoType, RepositoryID: repo.ID, VersionNumber: a.Version, Checkpoint: a.Checkpoint, Attrs: attrs}, files)
 		return err
 	})
 	if err != nil {

@@ -40,10 +40,12 @@ type crud struct {
 	gracePeriod time.Duration // how long a distribution's previous publication stays servable
 }
 
-// Tasks are the task functions of the general create, update and delete tasks.
+// Tasks are the task functions of the general create, update and delete tasks and of
+// replication.
 func Tasks(core *content.Core, gracePeriod time.Duration) map[string]task.Func {
 	c := &crud{core: core, gracePeriod: gracePeriod}
-	return map[string]task.Func{rest.CreateTask: c.create, updateTask: c.runUpdate, deleteTask: c.runDelete}
+	return map[string]task.Func{rest.CreateTask: c.create, updateTask: c.runUpdate, deleteTask: c.runDelete,
+		replicateTask: c.replicate, finalizeTask: c.finalize}
 }
 
 // errDryRun rolls back a validation transaction.

@@ -20,6 +20,15 @@ func referenceDoc(t *testing.T) []byte {
 	return b
 }
 
+// newerShapes are the differences from the reference pith keeps on purpose: an
+// operation declared as a newer Pulp release declares it, because the pulp CLI 0.41.1
+// cannot call it as 3.105 declares it (docs/compatibility.md).
+var newerShapes = map[string]bool{
+	// pulp-cli always sends a body (newer Pulp's UpstreamPulpReplicate) and pulp-glue
+	// refuses to send one to an operation without a requestBody.
+	`upstream_pulps_replicate: request media types: want [], got ["application/json","application/x-www-form-urlencoded","multipart/form-data"]`: true,
+}
+
 // Every operation pith implements matches the reference release set: operationId,
 // method, path, parameters, request media types and response codes.
 func TestDocumentMatchesReference(t *testing.T) {
@@ -33,7 +42,9 @@ func TestDocumentMatchesReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range diffs {
-		t.Error(d)
+		if !newerShapes[d] {
+			t.Error(d)
+		}
 	}
 	if n := len(e.API.Operations()); n < 60 {
 		t.Errorf("only %d operations", n)

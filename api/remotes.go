@@ -31,6 +31,38 @@ func remoteListSpec(k *rest.RemoteKind) rest.ListSpec {
 	})}
 }
 
+// checkHTTPURL refuses, as field, what is not an http or https URL with a host, and a
+// URL that carries credentials (withCredentials says where they go instead: there they
+// are sealed, and never shown).
+func checkHTTPURL(field, s, withCredentials string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return rest.BadField(field, "Enter a valid http or https URL, not %q.", secret.Redact(s))
+	}
+	if u.User != nil {
+		if pw, _ := u.User.Password(); u.User.Username() != "" || pw != "" {
+			return rest.BadField(field, "%s", withCredentials)
+		}
+	}
+	return nil
+}
+
+// checkDownloads checks the download settings remotes and upstream Pulps share.
+func checkDownloads(concurrency, retries *int64, total, connect, sockConnect, sockRead *float64) error {
+	if concurrency != nil && *concurrency < 1 {
+		return rest.BadField("download_concurrency", "Ensure this value is greater than or equal to 1.")
+	}
+	if retries != nil && *retries < 0 {
+		return rest.BadField("max_retries", "Ensure this value is greater than or equal to 0.")
+	}
+	for name, v := range map[string]*float64{"total_timeout": total, "connect_timeout": connect, "sock_connect_timeout": sockConnect, "sock_read_timeout": sockRead} {
+		if v != nil && *v < 0 {
+			return rest.BadField(name, "Ensure this value is greater than or equal to 0.")
+		}
+	}
+	return nil
+}
+
 var policies = map[string]bool{"immediate": true, "on_demand": true, "streamed": true}
 
 // remoteColumns are the body fields kept in columns rather than in attrs.
@@ -54,29 +86,14 @@ func applyRemote(cur meta.Remote, k rest.RemoteKind, raw map[string]json.RawMess
 	if in.Name == "" {
 		return cur, rest.BadField("name", "This field may not be blank.")
 	}
-	u, err := url.Parse(in.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return cur, rest.BadField("url", "Enter a valid http or https URL, not %q.", secret.Redact(in.URL))
-	}
-	if u.User != nil {
-		if pw, _ := u.User.Password(); u.User.Username() != "" || pw != "" {
-			return cur, rest.BadField("url", "The remote url contains username or password. Please use remote username or password instead.")
-		}
+	if err := checkHTTPURL("url", in.URL, "The remote url contains username or password. Please use remote username or password instead."); err != nil {
+		return cur, err
 	}
 	if !policies[in.Policy] {
 		return cur, rest.BadField("policy", "%q is not a valid choice (immediate, on_demand, streamed).", in.Policy)
 	}
-	if in.DownloadConcurrency != nil && *in.DownloadConcurrency < 1 {
-		return cur, rest.BadField("download_concurrency", "Ensure this value is greater than or equal to 1.")
-	}
-	if in.MaxRetries != nil && *in.MaxRetries < 0 {
-		return cur, rest.BadField("max_retries", "Ensure this value is greater than or equal to 0.")
-	}
-	for name, v := range map[string]*float64{"total_timeout": in.TotalTimeout, "connect_timeout": in.ConnectTimeout,
-		"sock_connect_timeout": in.SockConnectTimeout, "sock_read_timeout": in.SockReadTimeout} {
-		if v != nil && *v < 0 {
-			return cur, rest.BadField(name, "Ensure this value is greater than or equal to 0.")
-		}
+	if err := checkDownloads(in.DownloadConcurrency, in.MaxRetries, in.TotalTimeout, in.ConnectTimeout, in.SockConnectTimeout, in.SockReadTimeout); err != nil {
+		return cur, err
 	}
 	for name, v := range map[string]*string{"ca_cert": in.CACert, "client_cert": in.ClientCert, "client_key": in.ClientKey} {
 		if v != nil && !strings.Contains(*v, "-----BEGIN") {
@@ -113,6 +130,7 @@ func applyRemote(cur meta.Remote, k rest.RemoteKind, raw map[string]json.RawMess
 		}
 		out.Labels = l
 	}
+	var err error
 	out.Attrs, err = attrsWithout(body, remoteColumns...)
 	return out, err
 }

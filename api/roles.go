@@ -445,6 +445,8 @@ func (s *Server) tableOf(model string) (table, col string) {
 		return "artifacts", "pulp_id"
 	case "core.role":
 		return "roles", "pulp_id"
+	case "core.upstreampulp":
+		return "upstream_pulps", "pulp_id"
 	}
 	switch coll := s.env.CollectionOf(model); {
 	case strings.HasPrefix(coll, "contentguards/"):

@@ -125,6 +125,7 @@ func (s *Server) coreOps(t *rest.Table) []rest.Op {
 		ops = append(ops, s.objectRoleOps(t, o.viewset, o.name, o.href, root+o.viewset+"/{id}/", o.tag)...)
 	}
 	ops = append(ops, s.guardOps(t)...)
+	ops = append(ops, s.upstreamOps(t)...)
 	return append(ops, s.accessOps(t)...)
 }
 

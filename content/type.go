@@ -16,7 +16,7 @@ import (
 // publications and the rest. cmd/pith lists the types a process serves.
 //
 // Optional capabilities, found by type assertion: Autopublisher, Claimer,
-// DistributionFiles, Finalizer, Router.
+// DistributionFiles, Finalizer, Replicator, Router.
 type Type interface {
 	// Name is the plugin's label ("file", "rpm"), as Pulp's status lists it.
 	Name() string

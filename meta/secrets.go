@@ -15,7 +15,7 @@ import (
 )
 
 // secretNames are the JSON members stored sealed wherever pith keeps JSON it was given:
-// a remote's attrs and task arguments (a remote update's body). They are the remote
+// a remote's and an upstream Pulp's attrs and task arguments (a remote update's body). They are the remote
 // fields Pulp stores encrypted (EncryptedTextField), rpm's sles_auth_token and
 // ansible's Galaxy token.
 var secretNames = map[string]bool{
@@ -179,7 +179,8 @@ func (db *DB) Sealed(ctx context.Context) (bool, error) {
 	if err != nil || n == 0 {
 		return false, nil // a new database, or one from before secrets were sealed
 	}
-	err = db.QueryRow(ctx, `SELECT count(*) FROM remotes WHERE attrs LIKE ?`, "%"+sealedMark+"%").Scan(&n)
+	err = db.QueryRow(ctx, `SELECT (SELECT count(*) FROM remotes WHERE attrs LIKE ?) + (SELECT count(*) FROM upstream_pulps WHERE attrs LIKE ?)`,
+		"%"+sealedMark+"%", "%"+sealedMark+"%").Scan(&n)
 	return n > 0, err
 }
 
@@ -193,28 +194,30 @@ const sealMigration = "0010_sealed_secrets.sql"
 // sealStored seals what older versions stored in plain text: the secrets of remotes and
 // of task arguments (a remote update's body). It is the Go step of sealMigration.
 func sealStored(ctx context.Context, tx *Tx) error {
-	_, err := resealRows(ctx, tx, sealPlain)
+	_, err := resealRows(ctx, tx, sealPlain, sealedDocs[:2]) // upstream_pulps came later
 	return err
 }
 
-// CheckSecrets opens every remote's secrets at start, so that a wrong or missing key is
-// an error naming the key file before anything is sent upstream.
+// CheckSecrets opens every remote's and upstream Pulp's secrets at start, so that a
+// wrong or missing key is an error naming the key file before anything is sent
+// upstream.
 func (db *DB) CheckSecrets(ctx context.Context) error {
-	rows, err := db.Query(ctx, `SELECT name, attrs FROM remotes WHERE attrs LIKE ?`, "%"+sealedMark+"%")
-	if err != nil {
-		return fmt.Errorf("meta: check secrets: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name, attrs string
-		if err := rows.Scan(&name, &attrs); err != nil {
-			return err
+	for _, t := range []struct{ table, what string }{{"remotes", "remote"}, {"upstream_pulps", "upstream pulp"}} {
+		err := scanRows(ctx, db, "SELECT name, attrs FROM "+t.table+" WHERE attrs LIKE ?", []any{"%" + sealedMark + "%"}, func(r *sql.Rows) error {
+			var name, attrs string
+			if err := r.Scan(&name, &attrs); err != nil {
+				return err
+			}
+			if _, err := OpenSecrets(db, json.RawMessage(attrs)); err != nil {
+				return fmt.Errorf("%s %q: %w", t.what, name, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("meta: check secrets: %w", err)
 		}
-		if _, err := OpenSecrets(db, json.RawMessage(attrs)); err != nil {
-			return fmt.Errorf("remote %q: %w", name, err)
-		}
 	}
-	return rows.Err()
+	return nil
 }
 
 // Reseal seals every stored secret again with the first key (after a key rotation), in
@@ -232,24 +235,31 @@ func (db *DB) rewriteSecrets(ctx context.Context, fn resealer) (int, error) {
 	n := 0
 	err := db.Tx(ctx, func(tx *Tx) error {
 		var err error
-		n, err = resealRows(ctx, tx, fn)
+		n, err = resealRows(ctx, tx, fn, sealedDocs)
 		return err
 	})
 	return n, err
 }
 
-// resealRows applies fn to the secrets of the documents that hold them: every remote's
-// attrs, and the task arguments that name a secret. It returns how many it rewrote.
-func resealRows(ctx context.Context, tx *Tx, fn resealer) (int, error) {
+// sealedDoc is a column of JSON documents that may hold secrets (where: which rows).
+type sealedDoc struct{ table, col, where string }
+
+// sealedDocs are every column that holds sealed secrets.
+var sealedDocs = []sealedDoc{
+	{"remotes", "attrs", ""},
+	{"tasks", "args", " WHERE " + mentionsSecretSQL("args")},
+	{"upstream_pulps", "attrs", ""},
+}
+
+// resealRows applies fn to the secrets of the documents in docs that hold them; it
+// returns how many it rewrote.
+func resealRows(ctx context.Context, tx *Tx, fn resealer, docs []sealedDoc) (int, error) {
 	type row struct {
 		id  int64
 		doc string
 	}
 	n := 0
-	for _, t := range []struct{ table, col, where string }{
-		{"remotes", "attrs", ""},
-		{"tasks", "args", " WHERE " + mentionsSecretSQL("args")},
-	} {
+	for _, t := range docs {
 		var todo []row
 		err := scanRows(ctx, tx, "SELECT id, "+t.col+" FROM "+t.table+t.where, nil, func(r *sql.Rows) error {
 			var x row

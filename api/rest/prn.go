@@ -27,6 +27,7 @@ var coreModels = map[string]string{
 	"core.accesspolicy":   "access_policies/",
 	"auth.user":           "users/",
 	"core.group":          "groups/",
+	"core.upstreampulp":   "upstream-pulps/",
 	// Content guards.
 	"core.rbaccontentguard":            "contentguards/core/rbac/",
 	"core.contentredirectcontentguard": "contentguards/core/content_redirect/",

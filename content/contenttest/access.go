@@ -376,10 +376,13 @@ func (tr *tour) matrixRequest(op openapi.Operation, c caller) (method, path, ct 
 		cur := e.read(p)
 		b := map[string]any{}
 		for _, keep := range []string{"name", "url", "base_path", "repository", "publication", "remote", "username", "permissions", "statements",
-			"header_name", "header_value", "ca_certificate"} {
+			"header_name", "header_value", "ca_certificate", "api_root"} {
 			if v, ok := cur[keep]; ok && v != nil {
 				b[keep] = v
 			}
+		}
+		if op.ID == "upstream_pulps_update" {
+			b["base_url"] = cur["base_url"] // a distribution's is read-only
 		}
 		return jsonReq("PUT", p, b)
 	case suffix == "sync" || suffix == "repair":
@@ -392,6 +395,10 @@ func (tr *tour) matrixRequest(op openapi.Operation, c caller) (method, path, ct 
 		return jsonReq("POST", p, map[string]any{"repository": tr.refs.Repository})
 	case suffix == "create" && coll == "contentguards":
 		return jsonReq("POST", p, tr.guardBody(guardSegment(p)))
+	case op.ID == "upstream_pulps_create":
+		return jsonReq("POST", p, tr.upstreamBody())
+	case op.ID == "upstream_pulps_replicate":
+		return jsonReq("POST", p, map[string]any{})
 	case suffix == "delete":
 		return "DELETE", fresh(tr.deletable(op, coll)), "", nil
 	}
@@ -479,6 +486,8 @@ func (tr *tour) deletable(op openapi.Operation, coll string) string {
 		return tr.send("POST", href.Root+"artifacts/", ct, body)["pulp_href"].(string)
 	case op.ID == "uploads_delete":
 		return tr.json("POST", href.Root+"uploads/", map[string]any{"size": 1})["pulp_href"].(string)
+	case op.ID == "upstream_pulps_delete":
+		return tr.json("POST", href.Root+"upstream-pulps/", tr.upstreamBody())["pulp_href"].(string)
 	case op.ID == "tasks_delete":
 		// One the administrator dispatched (the caller's own tasks are its to delete).
 		return tr.first(href.Root + "tasks/?state=completed&ordering=pulp_created")

@@ -98,7 +98,11 @@ func New(t *testing.T, types ...Maker) *Env {
 	authn := auth.New(db, auth.Config{})
 	app = serve.New(db, store, serve.Options{Types: core.TypeOf,
 		Guards: guard.Env{Auth: authn, Permitted: guard.Permissions(db), Certs: cert.NewCache(100)}})
-	a, err := api.New(api.Config{Core: core, ContentOrigin: "http://127.0.0.1:1", OrphanProtection: time.Minute, Auth: authn})
+	// The server's own address is its content origin, so that another pith can follow
+	// the base_url of its distributions (a replica).
+	mux := http.NewServeMux()
+	srv := httptest.NewUnstartedServer(mux)
+	a, err := api.New(api.Config{Core: core, ContentOrigin: "http://" + srv.Listener.Addr().String(), OrphanProtection: time.Minute, Auth: authn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,13 +116,12 @@ func New(t *testing.T, types ...Maker) *Env {
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
 	mux.Handle("/pulp/api/v3/", a)
 	for _, root := range a.Roots() {
 		mux.Handle(root, a)
 	}
 	mux.Handle("/pulp/content/", app)
-	srv := httptest.NewServer(mux)
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return &Env{T: t, URL: srv.URL, Dir: dir, DB: db, Store: store, Core: core, API: a, Content: app}
 }

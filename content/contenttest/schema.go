@@ -271,11 +271,20 @@ func (tr *tour) setup() {
 	tr.vars["groups_group_role_href"] = tr.json("POST", tr.vars["group_href"]+"roles/", grant)["pulp_href"].(string)
 	tr.vars["access_policy_href"] = tr.first(href.Root + "access_policies/?viewset_name=tasks")
 
+	// An upstream Pulp: this server, through a filter that selects nothing, deleting
+	// nothing.
+	tr.vars["upstream_pulp_href"] = tr.json("POST", href.Root+"upstream-pulps/", tr.upstreamBody())["pulp_href"].(string)
+
 	// One content guard of each kind.
 	tr.ca = string(testcert.NewCA(e.T, "schema check CA").PEM)
 	for _, g := range guardVars {
 		tr.vars[g.v] = tr.json("POST", href.Root+"contentguards/"+g.seg+"/", tr.guardBody(g.seg))["pulp_href"].(string)
 	}
+}
+
+// upstreamBody is a good create body of an upstream Pulp.
+func (tr *tour) upstreamBody() map[string]any {
+	return map[string]any{"name": tr.name("upstream"), "base_url": tr.e.URL, "api_root": "/pulp/", "q_select": `name="none"`, "policy": "nodelete"}
 }
 
 // guardSegment is the kind segment ("core/rbac") of a content guard's path or href
@@ -471,10 +480,13 @@ func (tr *tour) every() {
 			cur := e.read(p)
 			body := map[string]any{}
 			for _, keep := range []string{"name", "url", "base_path", "repository", "publication", "remote", "username", "permissions", "statements",
-				"header_name", "header_value", "ca_certificate"} {
+				"header_name", "header_value", "ca_certificate", "api_root"} {
 				if v, ok := cur[keep]; ok && v != nil {
 					body[keep] = v
 				}
+			}
+			if op.ID == "upstream_pulps_update" {
+				body["base_url"] = cur["base_url"] // a distribution's is read-only
 			}
 			tr.json("PUT", p, body)
 		case suffix == "sync" || suffix == "repair":
@@ -487,6 +499,10 @@ func (tr *tour) every() {
 			tr.json("POST", p, map[string]any{"repository": tr.refs.Repository})
 		case suffix == "create" && coll == "contentguards":
 			tr.json("POST", p, tr.guardBody(guardSegment(p)))
+		case op.ID == "upstream_pulps_create":
+			tr.json("POST", p, tr.upstreamBody())
+		case op.ID == "upstream_pulps_replicate":
+			tr.json("POST", p, map[string]any{})
 		case suffix == "delete":
 			tr.delete(op, coll)
 		default:
@@ -550,6 +566,8 @@ func (tr *tour) delete(op openapi.Operation, coll string) {
 		tr.send("POST", policy+"reset/", "", nil)
 	case op.ID == "uploads_delete":
 		tr.send("DELETE", tr.json("POST", href.Root+"uploads/", map[string]any{"size": 1})["pulp_href"].(string), "", nil)
+	case op.ID == "upstream_pulps_delete":
+		tr.send("DELETE", tr.json("POST", href.Root+"upstream-pulps/", tr.upstreamBody())["pulp_href"].(string), "", nil)
 	case op.ID == "tasks_delete":
 		tr.send("DELETE", tr.first(href.Root+"tasks/?state=completed"), "", nil)
 	case coll == "contentguards":

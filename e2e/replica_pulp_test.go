@@ -1,0 +1,161 @@
+package e2e
+
+import (
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"pith/bench"
+)
+
+// Replication with upstream Pulp, both ways, for file and rpm: a pith replicates the
+// distributions of Pulp that carry the test's label (q_select), and Pulp replicates a
+// pith's (its policy "nodelete", since Pulp's database is shared); each replica serves
+// the upstream's files byte for byte.
+func TestReplicateWithPulp(t *testing.T) {
+	p := needPulpPeer(t)
+	fx := fixtures(t)
+	ctx := t.Context()
+	label := p.name("replica")
+	files := manifestEntries(t, filepath.Join(sharedData(), "file-katello-puppet", "PULP_MANIFEST"))
+	if len(files) == 0 {
+		t.Fatal("no files in the fixture manifest")
+	}
+	const rpmFile = "Packages/k/kangaroo-0.3-1.noarch.rpm"
+
+	// created finds the object named name in a Pulp list (creates answer with a task).
+	created := func(c *bench.Client, list, name string) entity {
+		t.Helper()
+		var page struct {
+			Results []entity `json:"results"`
+		}
+		must(t, c.JSON(ctx, "GET", list+"?name="+url.QueryEscape(name), nil, &page))
+		if len(page.Results) != 1 {
+			t.Fatalf("%s?name=%s: %d results", list, name, len(page.Results))
+		}
+		return page.Results[0]
+	}
+	// serve makes, on c, a synced file and rpm repository with their distributions
+	// named file-<n> and rpm-<n> under base paths of the same names, labelled.
+	serve := func(c *bench.Client, n string, cleanup func(list, name string)) {
+		for _, k := range []struct{ typ, segment, url, policy string }{
+			{"file", "file/file", fx + "/file-katello-puppet/PULP_MANIFEST", "immediate"},
+			{"rpm", "rpm/rpm", fx + "/yum-katello/zoo/", "on_demand"},
+		} {
+			name := k.typ + "-" + n
+			if cleanup != nil {
+				cleanup("/pulp/api/v3/remotes/"+k.segment+"/", name)
+				cleanup("/pulp/api/v3/repositories/"+k.segment+"/", name)
+				cleanup("/pulp/api/v3/distributions/"+k.segment+"/", name)
+			}
+			var remote, repo entity
+			must(t, c.JSON(ctx, "POST", "/pulp/api/v3/remotes/"+k.segment+"/", map[string]any{"name": name, "url": k.url, "policy": k.policy}, &remote))
+			must(t, c.JSON(ctx, "POST", "/pulp/api/v3/repositories/"+k.segment+"/", map[string]any{"name": name, "remote": remote.str("pulp_href"), "autopublish": true}, &repo))
+			must(t, c.Call(ctx, "POST", repo.str("pulp_href")+"sync/", map[string]any{}))
+			must(t, c.Call(ctx, "POST", "/pulp/api/v3/distributions/"+k.segment+"/", map[string]any{"name": name, "base_path": name,
+				"repository": repo.str("pulp_href"), "pulp_labels": map[string]string{"pith-e2e": label}}))
+		}
+	}
+	// same checks that both content origins serve the same bytes under each base path.
+	same := func(up, down func(n string) string, n string) {
+		t.Helper()
+		check := func(base, rel string) {
+			code, a := get(t, up(base)+rel)
+			code2, b := get(t, down(base)+rel)
+			if code != 200 || code2 != 200 || string(a) != string(b) {
+				t.Errorf("%s%s: upstream %d, replica %d, same bytes %v", up(base), rel, code, code2, string(a) == string(b))
+			}
+		}
+		for f := range files {
+			check("file-"+n, f)
+		}
+		check("rpm-"+n, rpmFile)
+		check("rpm-"+n, "repodata/repomd.xml")
+	}
+	content := func(origin string) func(string) string {
+		return func(base string) string { return origin + "/pulp/content/" + base + "/" }
+	}
+	var pulpContent string
+	{
+		var dist entity
+		n := label + "-probe"
+		p.deleteAtEnd(t, "/pulp/api/v3/distributions/file/file/", n)
+		must(t, p.Call(ctx, "POST", "/pulp/api/v3/distributions/file/file/", map[string]any{"name": n, "base_path": n}))
+		dist = created(p.Client, "/pulp/api/v3/distributions/file/file/", n)
+		pulpContent = strings.TrimSuffix(dist.str("base_url"), "/pulp/content/"+n+"/")
+	}
+
+	t.Run("pith from Pulp", func(t *testing.T) {
+		n := label + "-up"
+		serve(p.Client, n, func(list, name string) { p.deleteAtEnd(t, list, name) })
+		s := startPith(t, "")
+		c := bench.NewClient(bench.Target{URL: s.url, User: "admin", Password: adminPassword})
+		var up entity
+		must(t, c.JSON(ctx, "POST", "/pulp/api/v3/upstream-pulps/", map[string]any{"name": "pulp", "base_url": p.target.URL, "api_root": "/pulp/",
+			"username": p.target.User, "password": p.target.Password, "q_select": `pulp_label_select="pith-e2e=` + label + `"`}, &up))
+		var group struct {
+			Group string `json:"task_group"`
+		}
+		must(t, c.JSON(ctx, "POST", created(c, "/pulp/api/v3/upstream-pulps/", "pulp").str("pulp_href")+"replicate/", map[string]any{}, &group))
+		waitGroup(t, c, group.Group)
+		same(content(pulpContent), content(s.content), n)
+	})
+
+	t.Run("Pulp from pith", func(t *testing.T) {
+		n := label + "-down"
+		s := startPith(t, "")
+		c := bench.NewClient(bench.Target{URL: s.url, User: "admin", Password: adminPassword})
+		serve(c, n, nil)
+		for _, k := range []string{"file/file", "rpm/rpm"} {
+			p.deleteAtEnd(t, "/pulp/api/v3/remotes/"+k+"/", strings.SplitN(k, "/", 2)[0]+"-"+n)
+			p.deleteAtEnd(t, "/pulp/api/v3/repositories/"+k+"/", strings.SplitN(k, "/", 2)[0]+"-"+n)
+			p.deleteAtEnd(t, "/pulp/api/v3/distributions/"+k+"/", strings.SplitN(k, "/", 2)[0]+"-"+n)
+		}
+		p.deleteAtEnd(t, "/pulp/api/v3/upstream-pulps/", n)
+		must(t, p.JSON(ctx, "POST", "/pulp/api/v3/upstream-pulps/", map[string]any{"name": n, "base_url": s.url, "api_root": "/pulp/",
+			"username": "admin", "password": adminPassword, "policy": "nodelete"}, nil))
+		var group struct {
+			Group string `json:"task_group"`
+		}
+		must(t, p.JSON(ctx, "POST", created(p.Client, "/pulp/api/v3/upstream-pulps/", n).str("pulp_href")+"replicate/", map[string]any{}, &group))
+		waitGroup(t, p.Client, group.Group)
+		same(content(s.content), content(pulpContent), n)
+	})
+}
+
+// waitGroup waits until every task of a task group has ended, and fails the test when
+// one did not complete.
+func waitGroup(t *testing.T, c *bench.Client, href string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		var g struct {
+			Dispatched bool `json:"all_tasks_dispatched"`
+			Waiting    int  `json:"waiting"`
+			Running    int  `json:"running"`
+			Canceling  int  `json:"canceling"`
+			Tasks      []struct {
+				Href  string `json:"pulp_href"`
+				Name  string `json:"name"`
+				State string `json:"state"`
+			} `json:"tasks"`
+		}
+		must(t, c.JSON(t.Context(), "GET", href, nil, &g))
+		if g.Dispatched && g.Waiting+g.Running+g.Canceling == 0 && len(g.Tasks) > 0 {
+			for _, tk := range g.Tasks {
+				if tk.State != "completed" {
+					var full entity
+					c.JSON(t.Context(), "GET", tk.Href, nil, &full)
+					t.Fatalf("task group %s: %s %s: %v", href, tk.Name, tk.State, full["error"])
+				}
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task group %s has not ended in 5 minutes", href)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

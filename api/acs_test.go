@@ -191,6 +191,22 @@ func TestACSFileSync(t *testing.T) {
 	if _, v, _ := e.Do("GET", latest(e, repo), "", nil); v["number"] != float64(1) {
 		t.Errorf("version %v", v["number"])
 	}
+
+	// A file the source serves wrong and the remote no longer has: the sync fails naming
+	// both, and stores nothing of it.
+	d := []byte("file d\n")
+	acsFiles.files["d.txt"], acsFiles.manifest = []byte("file D\n"), acsFiles.manifest+line("d.txt", d)
+	code, m = e.JSON("POST", acs["pulp_href"].(string)+"refresh/", nil)
+	refreshed(e, code, m)
+	up.h.(*mirror).manifest = line("d.txt", d)
+	task, _ = syncRepo(e, "gone", upHTTP.URL+"/PULP_MANIFEST", "immediate", false)
+	desc := fmt.Sprint(task["error"])
+	if task["state"] != "failed" || !strings.Contains(desc, `alternate content source "near"`) || !strings.Contains(desc, "404") {
+		t.Errorf("sync of a file no one gives intact: %v %s", task["state"], desc)
+	}
+	if _, err := e.Store.Stat(context.Background(), hexsum([]byte("file D\n"))); err == nil {
+		t.Error("the corrupt bytes the source served were stored")
+	}
 }
 
 // An rpm alternate content source, refreshed, gives an immediate sync every package: the

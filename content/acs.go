@@ -105,8 +105,8 @@ func (a *Alternates) Lookup(ctx context.Context, sha256s []string) (map[string][
 }
 
 // FetchBlob stores a file from its alternate sources srcs, in order, or else from url
-// with d (the sync's remote; url "" when the remote has no copy). An error names the
-// alternate source when no remote was asked.
+// with d (the sync's remote). When the remote fails too, the error names each source
+// that failed and why, beside the remote's.
 func (a *Alternates) FetchBlob(ctx context.Context, srcs []meta.ACSSource, d *download.Downloader, url string, want download.Expect) (blob.Digests, error) {
 	var errs []error
 	for _, src := range srcs {
@@ -124,14 +124,14 @@ func (a *Alternates) FetchBlob(ctx context.Context, srcs []meta.ACSSource, d *do
 		a.c.Log.Warn("alternate content source failed; trying the next source", "acs", src.ACSName, "url", src.URL, "err", err)
 		errs = append(errs, fmt.Errorf("alternate content source %q: %w", src.ACSName, err))
 	}
-	if url == "" {
-		return blob.Digests{}, errors.Join(errs...)
-	}
 	dg, err := FetchBlob(ctx, a.c.Store, d, url, want)
-	if err == nil && len(errs) > 0 {
+	if err != nil {
+		return blob.Digests{}, errors.Join(append(errs, err)...)
+	}
+	if len(errs) > 0 {
 		a.count(&a.fell, "sync.acs.fallback", "Artifacts the Alternate Content Sources did not give intact, downloaded from the remote")
 	}
-	return dg, err
+	return dg, nil
 }
 
 // downloader is the downloader of an alternate source's remote, made once per sync.

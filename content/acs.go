@@ -163,10 +163,14 @@ func (a *Alternates) count(p **task.Progress, code, message string) {
 	pr.Add(1)
 }
 
-// Finish ends the sync's reports of its alternate sources.
+// Finish ends the sync's reports of its alternate sources and closes their idle
+// connections.
 func (a *Alternates) Finish() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	for _, d := range a.downloaders {
+		d.CloseIdleConnections()
+	}
 	for _, p := range []*task.Progress{a.used, a.fell} {
 		if p != nil {
 			p.Finish(nil)

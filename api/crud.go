@@ -27,7 +27,7 @@ const (
 	deleteTask = "pulpcore.app.tasks.base.general_delete"
 )
 
-// The kinds of rows the general tasks apply to.
+// The kinds of rows the general tasks apply to (and kindACS).
 const (
 	kindRepository   = "repository"
 	kindRemote       = "remote"
@@ -145,6 +145,24 @@ func (c *crud) applyUpdate(ctx context.Context, tx *meta.Tx, a updateArgs) error
 		if err := meta.UpdateDistribution(ctx, tx, next, meta.Now()+c.gracePeriod.Microseconds()); err != nil {
 			return distError(err)
 		}
+	case kindACS:
+		cur, err := meta.ACSByPulpID(ctx, tx, a.ID)
+		if err != nil {
+			return err
+		}
+		k, ok := t.ACSKind(cur.Type)
+		if !ok {
+			return fmt.Errorf("alternate content source %s: no content type serves type %q", cur.PulpID, cur.Type)
+		}
+		next, err := applyACS(ctx, tx, cur, k, a.Body, a.Partial)
+		if err != nil {
+			return err
+		}
+		if err := meta.UpdateACS(ctx, tx, next); errors.Is(err, meta.ErrConflict) {
+			return rest.BadField("name", "This field must be unique.")
+		} else if err != nil {
+			return err
+		}
 	default:
 		return fmt.Errorf("update of unknown kind %q", a.Kind)
 	}
@@ -169,6 +187,8 @@ func (s *Server) deleteHandler(kind string, lock func(*http.Request) []string) r
 			_, err = meta.RemoteByPulpID(r.Context(), s.db, a.ID)
 		case kindDistribution:
 			_, err = meta.DistributionByPulpID(r.Context(), s.db, a.ID)
+		case kindACS:
+			_, err = meta.ACSByPulpID(r.Context(), s.db, a.ID)
 		}
 		if err != nil {
 			return err
@@ -206,6 +226,14 @@ func (c *crud) runDelete(ctx context.Context, r *task.Run) error {
 				return err
 			}
 			if err := meta.DeleteDistribution(ctx, tx, x.ID); err != nil {
+				return err
+			}
+		case kindACS:
+			x, err := meta.ACSByPulpID(ctx, tx, a.ID)
+			if err != nil {
+				return err
+			}
+			if err := meta.DeleteACS(ctx, tx, x.ID); err != nil {
 				return err
 			}
 		default:

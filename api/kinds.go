@@ -85,6 +85,10 @@ func (s *Server) kindOps(t *rest.Table) []rest.Op {
 		ops = append(ops, s.objectRoleOps(t, vs, "publications_"+pn, ph, pat+"{id}/", tag)...)
 	}
 
+	for _, k := range t.ACSKinds() {
+		ops = append(ops, s.acsOps(t, k)...)
+	}
+
 	for _, k := range t.Objects() {
 		ops = append(ops, s.objectRoleOps(t, k.Viewset, k.Prefix, k.Href, root+k.Collection+"{id}/", k.Tag)...)
 	}
@@ -112,8 +116,8 @@ type crudKind struct {
 	view                  any        // its response shape
 	list                  *rest.ListSpec
 	listH, createH, readH rest.HandlerFunc
-	createCode, labelCode int // Pulp answers a distribution's create 202 and its labels 200
-	labels                labelStore
+	createCode, labelCode int        // Pulp answers a distribution's create 202 and its labels 200
+	labels                labelStore // nil: the kind has no labels
 }
 
 // crudOps are the list, create, read, update, partial update, delete and label
@@ -124,7 +128,7 @@ func (s *Server) crudOps(t *rest.Table, c crudKind) (string, string, []rest.Op) 
 	pat := href.Root + c.collection + "/" + href.Segment(c.typ) + "/"
 	h := "{" + pn + "_" + c.one + "_href}"
 	tag := strings.ToUpper(c.collection[:1]) + c.collection[1:] + ": " + c.title
-	name := c.schema + strings.ToUpper(c.one[:1]) + c.one[1:] // "rpm.RpmRepository"
+	name := c.schema + camel(c.one) // "rpm.RpmRepository"
 	view := t.Schema(name+"Response", c.view)
 	async := t.Async()
 	lock := selfLock(c.collection + "/" + href.Segment(c.typ) + "/")
@@ -148,7 +152,22 @@ func (s *Server) crudOps(t *rest.Table, c crudKind) (string, string, []rest.Op) 
 		{ID: id + "_delete", Viewset: vs, Method: "DELETE", Path: h, Pattern: pat + "{id}/{$}", Tag: tag, Responses: r(202, async), Handler: s.deleteHandler(c.one, lock)},
 	}
 	ops = append(ops, s.objectRoleOps(t, vs, id, h, pat+"{id}/", tag)...)
-	return pn, h, append(ops, s.labelOps(t, id, h, pat, tag, c.labelCode, c.labels)...)
+	if c.labels != nil {
+		ops = append(ops, s.labelOps(t, id, h, pat, tag, c.labelCode, c.labels)...)
+	}
+	return pn, h, ops
+}
+
+// camel spells a snake_case name in CamelCase: "alternate_content_source" →
+// "AlternateContentSource".
+func camel(s string) string {
+	var b strings.Builder
+	for w := range strings.SplitSeq(s, "_") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
 }
 
 // viewsetOf is the access policy of a collection's operations: Pulp's viewset name, the

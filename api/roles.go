@@ -461,6 +461,8 @@ func (s *Server) tableOf(model string) (table, col string) {
 		return "distributions", "pulp_id"
 	case strings.HasPrefix(coll, "content/"):
 		return "contents", "pulp_id"
+	case strings.HasPrefix(coll, "acs/"):
+		return "acs", "pulp_id"
 	}
 	return "", ""
 }

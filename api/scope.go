@@ -174,6 +174,10 @@ func (s *Server) typesOf(collection string) []string {
 		for _, k := range t.Distributions() {
 			out = append(out, k.Type)
 		}
+	case "acs":
+		for _, k := range t.ACSKinds() {
+			out = append(out, k.Type)
+		}
 	case "contentguards":
 		for _, k := range guardKinds {
 			out = append(out, k.typ)

@@ -93,8 +93,8 @@ func (c *Core) Register(types ...Type) error {
 }
 
 // kindsOf lists the type names of the declared kinds, one list per sort of kind.
-func kindsOf(t *rest.Table) [5][]string {
-	var out [5][]string
+func kindsOf(t *rest.Table) [6][]string {
+	var out [6][]string
 	for _, k := range t.Units() {
 		out[0] = append(out[0], k.Type)
 	}
@@ -109,6 +109,9 @@ func kindsOf(t *rest.Table) [5][]string {
 	}
 	for _, k := range t.Publications() {
 		out[4] = append(out[4], k.Type)
+	}
+	for _, k := range t.ACSKinds() {
+		out[5] = append(out[5], k.Type)
 	}
 	return out
 }

@@ -93,8 +93,14 @@ func UpdateRemote(ctx context.Context, q Querier, x Remote) error {
 }
 
 // DeleteRemote deletes a remote; repositories that used it by default lose the link, and
-// on-demand files lose it as a source.
+// on-demand files lose it as a source. The remote of an alternate content source is
+// refused (ErrInUse).
 func DeleteRemote(ctx context.Context, q Querier, id int64) error {
+	if acs, err := ACSOfRemote(ctx, q, id); err != nil {
+		return err
+	} else if acs != "" {
+		return fmt.Errorf("the remote is the remote of alternate content source %q: %w", acs, ErrInUse)
+	}
 	if err := ForgetGrants(ctx, q, "remotes", "id = ?", id); err != nil {
 		return err
 	}

@@ -34,6 +34,9 @@ func Distribution(typ, id string) string {
 	return Root + "distributions/" + Segment(typ) + "/" + id + "/"
 }
 
+// ACS is the href of an alternate content source of type typ.
+func ACS(typ, id string) string { return Root + "acs/" + Segment(typ) + "/" + id + "/" }
+
 // Version is the href of version n of a repository.
 func Version(repoType, repoID string, n int64) string {
 	return Repository(repoType, repoID) + "versions/" + strconv.FormatInt(n, 10) + "/"

@@ -83,6 +83,9 @@ func (e *Env) makeCollections() (byModel, byCollection map[string]string) {
 		for _, k := range t.Objects() {
 			add(k.Model, k.Collection)
 		}
+		for _, k := range t.ACSKinds() {
+			add(k.PRN, "acs/"+href.Segment(k.Type)+"/")
+		}
 	}
 	return byModel, byCollection
 }

@@ -152,6 +152,19 @@ type UnitKind struct {
 	Reclaimable bool
 }
 
+// ACSKind is an alternate content source type (Pulp's AlternateContentSource of a
+// plugin). Its operations (CRUD, roles, refresh) come from the API; the type gives the
+// remote type it takes, its own check of a path and the task that refreshes one path.
+type ACSKind struct {
+	Type, Title, Schema, PRN string
+	Remote                   string // the remote type it takes ("file.file")
+	// CheckPath checks one path beyond the common rules (rpm: it ends with a slash); it
+	// returns the problem, or "" for none.
+	CheckPath func(path string) string
+	// Refresh is the task name that refreshes one path (args content.RefreshArgs).
+	Refresh string
+}
+
 // Creator is the body of a general_create task of one kind, given the task's body.
 type Creator func(ctx context.Context, r *task.Run, body json.RawMessage) error
 
@@ -167,6 +180,7 @@ type Table struct {
 	pubs     []PubKind
 	units    []UnitKind
 	objects  []ObjectKind
+	acs      []ACSKind
 	creators map[string]Creator
 	access   access.Defaults
 	conds    map[string]Condition
@@ -199,6 +213,17 @@ func (t *Table) Remote(k RemoteKind)     { t.remotes = append(t.remotes, k) }
 func (t *Table) Distribution(k DistKind) { t.dists = append(t.dists, k) }
 func (t *Table) Publication(k PubKind)   { t.pubs = append(t.pubs, k) }
 func (t *Table) Unit(k UnitKind)         { t.units = append(t.units, k) }
+
+// ACS declares an alternate content source type.
+func (t *Table) ACS(k ACSKind) { t.acs = append(t.acs, k) }
+
+// ACSKinds are the declared alternate content source types.
+func (t *Table) ACSKinds() []ACSKind { return t.acs }
+
+// ACSKind finds an alternate content source type.
+func (t *Table) ACSKind(typ string) (ACSKind, bool) {
+	return find(t.acs, typ, func(k ACSKind) string { return k.Type })
+}
 
 // ObjectKind is a kind of object of a type's own (ansible's collections) that holds
 // object roles: the API gives its objects add_role, remove_role, list_roles and

@@ -158,8 +158,9 @@ func (tr *tour) grantAll(c caller) {
 			objects = append(objects, h)
 		}
 	}
-	// Every task, and every repository (the type's examples may have made more).
-	for _, list := range []string{"tasks/", "repositories/"} {
+	// Every task, repository and remote (the type's examples may have made more, and
+	// every alternate content source has a remote of its own).
+	for _, list := range []string{"tasks/", "repositories/", "remotes/"} {
 		for _, o := range e.read(href.Root + list + "?limit=1000")["results"].([]any) {
 			objects = append(objects, o.(map[string]any)["pulp_href"].(string))
 		}
@@ -385,8 +386,10 @@ func (tr *tour) matrixRequest(op openapi.Operation, c caller) (method, path, ct 
 			b["base_url"] = cur["base_url"] // a distribution's is read-only
 		}
 		return jsonReq("PUT", p, b)
-	case suffix == "sync" || suffix == "repair":
+	case suffix == "sync" || suffix == "repair" || suffix == "refresh":
 		return jsonReq("POST", p, map[string]any{})
+	case suffix == "create" && coll == "acs":
+		return jsonReq("POST", p, tr.acsBody(tr.kindOf(coll, op.ID)))
 	case suffix == "modify":
 		return jsonReq("POST", p, map[string]any{"add_content_units": []string{}})
 	case suffix == "create" && (coll == "repositories" || coll == "remotes" || coll == "distributions"):
@@ -479,6 +482,8 @@ func (tr *tour) deletable(op openapi.Operation, coll string) string {
 		return r + "versions/1/"
 	case coll == "repositories" || coll == "remotes" || coll == "distributions":
 		return tr.created(tr.json("POST", collection(coll, tr.kindOf(coll, op.ID)), tr.createBody(coll)))
+	case coll == "acs":
+		return tr.json("POST", collection(coll, tr.kindOf(coll, op.ID)), tr.acsBody(tr.kindOf(coll, op.ID)))["pulp_href"].(string)
 	case coll == "publications":
 		return tr.created(tr.json("POST", collection("publications", tr.kindOf(coll, op.ID)), map[string]any{"repository": tr.refs.Repository}))
 	case op.ID == "artifacts_delete":

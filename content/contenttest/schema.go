@@ -149,6 +149,14 @@ func (tr *tour) json(method, path string, v any) map[string]any {
 // kindName is the operations' name of a kind type: "rpm.rpm" → "rpm_rpm".
 func kindName(typ string) string { return strings.ReplaceAll(href.Segment(typ), "/", "_") }
 
+// acsBody is a good create body of an alternate content source of a kind: a new
+// on_demand remote of its remote type, at the fixture's upstream.
+func (tr *tour) acsBody(typ string) map[string]any {
+	k, _ := tr.e.Core.Table().ACSKind(typ)
+	remote := tr.json("POST", collection("remotes", k.Remote), map[string]any{"name": tr.name("acs-remote"), "url": tr.s.url, "policy": "on_demand"})
+	return map[string]any{"name": tr.name("acs"), "remote": remote["pulp_href"]}
+}
+
 // createBody is a good create body of a repository, remote or distribution kind.
 func (tr *tour) createBody(collection string) map[string]any {
 	switch collection {
@@ -235,6 +243,9 @@ func (tr *tour) setup() {
 	for _, k := range t.Units() {
 		tr.vars[strings.Trim(k.Href, "{}")] = tr.first(href.Root + "content/" + k.Segment + "/")
 	}
+	for _, k := range t.ACSKinds() {
+		tr.vars[kindName(k.Type)+"_alternate_content_source_href"] = tr.json("POST", collection("acs", k.Type), tr.acsBody(k.Type))["pulp_href"].(string)
+	}
 
 	// The core's resources.
 	ctx := context.Background()
@@ -317,9 +328,9 @@ func (tr *tour) guardBody(seg string) map[string]any {
 }
 
 // allow lets administrators run actions on the object at p when its viewset's access
-// policy names none of them (Pulp's policies leave out set_label on some kinds, so
-// nobody may label those until an administrator allows it), and returns what restores
-// the policy.
+// policy names none of them (Pulp's policies leave out set_label on some kinds, and
+// pulp_rpm's ACS policy my_permissions, so nobody may run those until an administrator
+// allows it), and returns what restores the policy.
 func (tr *tour) allow(p string, actions ...string) func() {
 	viewset := strings.TrimPrefix(p, href.Root)
 	viewset = viewset[:strings.LastIndex(strings.TrimSuffix(viewset, "/"), "/")]
@@ -462,6 +473,10 @@ func (tr *tour) every() {
 			body := map[string]any{"role": tr.objectRole(obj), "groups": []string{tr.e.read(tr.vars["group_href"])["name"].(string)}}
 			tr.json("POST", obj+"add_role/", body)
 			tr.json("POST", p, body)
+		case strings.HasSuffix(op.ID, "_my_permissions"):
+			restore := tr.allow(p, "my_permissions") // pulp_rpm's ACS policy names it nowhere
+			tr.send("GET", p, "", nil)
+			restore()
 		case op.Method == "GET":
 			tr.send("GET", p, "", nil)
 		case strings.HasSuffix(op.ID, "_set_label"):
@@ -489,8 +504,10 @@ func (tr *tour) every() {
 				body["base_url"] = cur["base_url"] // a distribution's is read-only
 			}
 			tr.json("PUT", p, body)
-		case suffix == "sync" || suffix == "repair":
+		case suffix == "sync" || suffix == "repair" || suffix == "refresh":
 			tr.json("POST", p, map[string]any{})
+		case suffix == "create" && coll == "acs":
+			tr.json("POST", p, tr.acsBody(tr.kindOf(coll, op.ID)))
 		case suffix == "modify":
 			tr.json("POST", p, map[string]any{"add_content_units": []string{}})
 		case suffix == "create" && (coll == "repositories" || coll == "remotes" || coll == "distributions"):
@@ -528,6 +545,9 @@ func (tr *tour) kindOf(collection, opID string) string {
 	for _, k := range t.Publications() {
 		types = append(types, k.Type)
 	}
+	for _, k := range t.ACSKinds() {
+		types = append(types, k.Type)
+	}
 	for _, typ := range types {
 		if strings.HasPrefix(opID, collection+"_"+kindName(typ)+"_") {
 			return typ
@@ -553,6 +573,9 @@ func (tr *tour) delete(op openapi.Operation, coll string) {
 		tr.send("DELETE", r+"versions/1/", "", nil)
 	case coll == "repositories" || coll == "remotes" || coll == "distributions":
 		h := tr.created(tr.json("POST", collection(coll, tr.kindOf(coll, op.ID)), tr.createBody(coll)))
+		tr.send("DELETE", h, "", nil)
+	case coll == "acs":
+		h := tr.json("POST", collection(coll, tr.kindOf(coll, op.ID)), tr.acsBody(tr.kindOf(coll, op.ID)))["pulp_href"].(string)
 		tr.send("DELETE", h, "", nil)
 	case coll == "publications":
 		m := tr.json("POST", collection("publications", tr.kindOf(coll, op.ID)), map[string]any{"repository": tr.refs.Repository})

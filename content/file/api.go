@@ -47,6 +47,7 @@ func (p *Plugin) Declare(t *rest.Table) error {
 	t.Distribution(rest.DistKind{Type: Type, Title: "File", Schema: "file.File", PRN: "file.filedistribution",
 		Body: func() rest.DistBody { return &rest.DistIn{} }, View: func() rest.DistView { return &rest.DistResponse{} },
 		Repositories: Type, Publications: Type})
+	t.ACS(rest.ACSKind{Type: Type, Title: "File", Schema: "file.File", PRN: "file.filealternatecontentsource", Remote: Type, Refresh: RefreshTask})
 	t.Publication(rest.PubKind{Type: Type, Title: "File", Schema: "file.File", PRN: "file.filepublication", View: publicationResponse{},
 		Render: renderPublication, Create: rest.Action{Body: publicationIn{}, BodyName: "file.FilePublication", Handler: publishHandler(env)}})
 

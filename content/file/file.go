@@ -27,11 +27,14 @@ func (*Plugin) Name() string { return "file" }
 const (
 	SyncTask    = "pulp_file.app.tasks.synchronizing.synchronize"
 	PublishTask = "pulp_file.app.tasks.publishing.publish"
+	// RefreshTask refreshes one path of an alternate content source. Pulp runs its sync
+	// task into a hidden repository; this one only records what the path lists.
+	RefreshTask = "pulp_file.app.tasks.synchronizing.refresh_acs"
 )
 
 // Tasks are the type's task functions by name.
 func (p *Plugin) Tasks() map[string]task.Func {
-	return map[string]task.Func{SyncTask: p.runSync, PublishTask: p.runPublish}
+	return map[string]task.Func{SyncTask: p.runSync, PublishTask: p.runPublish, RefreshTask: p.runRefresh}
 }
 
 // SyncArgs are the arguments of a sync task.

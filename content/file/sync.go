@@ -148,7 +148,8 @@ func (p *Plugin) fetchManifest(ctx context.Context, d *download.Downloader, url 
 	return f, sum, nil
 }
 
-// downloadAll fetches every entry without a stored artifact; the downloader bounds the
+// downloadAll fetches every entry without a stored artifact, from an alternate content
+// source that lists its sha256 first, then from the remote; the downloader bounds the
 // concurrency per remote. The first failure cancels the rest.
 func (p *Plugin) downloadAll(ctx context.Context, r *task.Run, d *download.Downloader, entries []*entryResult) error {
 	var todo []*entryResult
@@ -157,10 +158,23 @@ func (p *Plugin) downloadAll(ctx context.Context, r *task.Run, d *download.Downl
 			todo = append(todo, e)
 		}
 	}
+	alt, err := p.core.Alternates(ctx, r)
+	if err != nil {
+		return err
+	}
+	defer alt.Finish()
+	sums := make([]string, len(todo))
+	for i, e := range todo {
+		sums[i] = e.Digest
+	}
+	srcs, err := alt.Lookup(ctx, sums)
+	if err != nil {
+		return err
+	}
 	pd := r.Progress("sync.downloading.artifacts", "Downloading Artifacts", int64(len(todo)))
-	err := content.Parallel(ctx, d.Concurrency(), slices.Values(todo), func(e *entryResult) string { return e.RelativePath },
+	err = content.Parallel(ctx, d.Concurrency(), slices.Values(todo), func(e *entryResult) string { return e.RelativePath },
 		func(ctx context.Context, e *entryResult) error {
-			dg, err := content.FetchBlob(ctx, p.core.Store, d, e.url, download.Expect{Size: e.Size, SHA256: e.Digest})
+			dg, err := alt.FetchBlob(ctx, srcs[e.Digest], d, e.url, download.Expect{Size: e.Size, SHA256: e.Digest})
 			if err != nil {
 				return err
 			}

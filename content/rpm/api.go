@@ -26,6 +26,13 @@ func (p *Plugin) Declare(t *rest.Table) error {
 		Remotes: []string{RepoType}, Sync: &rest.Action{Body: rpmSyncIn{}, BodyName: "RpmRepositorySyncURL", Handler: p.rpmRepoSync}})
 	t.Remote(rest.RemoteKind{Type: RepoType, Title: "Rpm", Schema: "rpm.Rpm", PRN: "rpm.rpmremote",
 		Body: func() rest.RemoteBody { return &rpmRemoteIn{} }, View: func() rest.RemoteView { return &rpmRemoteResponse{} }})
+	t.ACS(rest.ACSKind{Type: RepoType, Title: "Rpm", Schema: "rpm.Rpm", PRN: "rpm.rpmalternatecontentsource", Remote: RepoType, Refresh: RefreshTask,
+		CheckPath: func(p string) string {
+			if !strings.HasSuffix(p, "/") {
+				return "Path must end with a slash."
+			}
+			return ""
+		}})
 	t.Distribution(rest.DistKind{Type: RepoType, Title: "Rpm", Schema: "rpm.Rpm", PRN: "rpm.rpmdistribution",
 		Body: func() rest.DistBody { return &rpmDistributionIn{} }, View: func() rest.DistView { return &rpmDistributionResponse{} },
 		Repositories: RepoType, Publications: RepoType})

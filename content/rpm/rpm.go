@@ -26,6 +26,9 @@ const (
 const (
 	SyncTask    = "pulp_rpm.app.tasks.synchronizing.synchronize"
 	PublishTask = "pulp_rpm.app.tasks.publishing.publish"
+	// RefreshTask refreshes one path of an alternate content source. Pulp runs its sync
+	// task into a hidden repository; this one only records the packages primary lists.
+	RefreshTask = "pulp_rpm.app.tasks.synchronizing.refresh_acs"
 )
 
 // Plugin is the rpm content type.
@@ -56,7 +59,8 @@ func (*Plugin) Claims() content.Component {
 
 // Tasks are the type's task functions by name.
 func (p *Plugin) Tasks() map[string]task.Func {
-	return map[string]task.Func{SyncTask: p.runSync, PublishTask: p.runPublish, PruneTask: p.runPrune, CopyTask: p.runCopy, CompsTask: p.runComps}
+	return map[string]task.Func{SyncTask: p.runSync, PublishTask: p.runPublish, PruneTask: p.runPrune, CopyTask: p.runCopy, CompsTask: p.runComps,
+		RefreshTask: p.runRefresh}
 }
 
 // Sync policies (sync_policy).

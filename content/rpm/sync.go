@@ -211,7 +211,9 @@ func (s *syncRun) sync(ctx context.Context, repo meta.Repository) (*meta.Version
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)
 		defer cancel(nil)
-		downloaded = s.startDownloads(ctx, cancel)
+		if downloaded, err = s.startDownloads(ctx, cancel); err != nil {
+			return nil, false, err
+		}
 	}
 	if err := s.storeMetadata(ctx, md, files); err != nil {
 		return nil, false, downloaded(err)
@@ -583,7 +585,11 @@ func storeFragments(ctx context.Context, tx *meta.Tx, rows []packageRow, units [
 // the queue, waits for the downloads to finish and returns their error; given the
 // storing's error it cancels, waits and returns the first cause (a download's failure
 // makes the storing fail with a cancel).
-func (s *syncRun) startDownloads(ctx context.Context, cancel context.CancelCauseFunc) func(error) error {
+func (s *syncRun) startDownloads(ctx context.Context, cancel context.CancelCauseFunc) (func(error) error, error) {
+	alt, err := s.p.core.Alternates(ctx, s.r)
+	if err != nil {
+		return nil, err
+	}
 	pd := s.r.Progress("sync.downloading.artifacts", "Downloading Artifacts", 0)
 	s.fetch = newFetchQueue(ctx, pd)
 	fetched := make(chan fetchedPkg, 2*s.d.Concurrency())
@@ -593,7 +599,15 @@ func (s *syncRun) startDownloads(ctx context.Context, cancel context.CancelCause
 	go func() {
 		err := content.Parallel(ctx, s.d.Concurrency(), s.fetch.all(), func(f *pkgToFetch) string { return f.href },
 			func(ctx context.Context, f *pkgToFetch) error {
-				dg, err := content.FetchBlob(ctx, s.p.store, s.d, f.url, download.Expect{Size: f.size, SHA256: f.sha256})
+				var srcs map[string][]meta.ACSSource
+				if f.sha256 != "" {
+					var err error
+					if srcs, err = alt.Lookup(ctx, []string{f.sha256}); err != nil {
+						cancel(err)
+						return err
+					}
+				}
+				dg, err := alt.FetchBlob(ctx, srcs[f.sha256], s.d, f.url, download.Expect{Size: f.size, SHA256: f.sha256})
 				if err != nil {
 					cancel(fmt.Errorf("%s: %w", f.href, err)) // stop the storing and the queue
 					return err
@@ -620,9 +634,10 @@ func (s *syncRun) startDownloads(ctx context.Context, cancel context.CancelCause
 		if failed != nil {
 			err = context.Cause(ctx)
 		}
+		alt.Finish()
 		pd.Finish(err)
 		return err
-	}
+	}, nil
 }
 
 // fetchQueue is what storePackages has queued for download: all yields each package

@@ -76,13 +76,20 @@ func TestDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ansible := func(id string) bool {
+		return strings.Contains(id, "ansible") || strings.HasPrefix(id, "api_v1_roles") ||
+			slices.Contains([]string{"upload_collection", "copy_content", "collection_import_read"}, id)
+	}
+	// The core's operations are api's TestDocumentMatchesReference's, with the
+	// differences it keeps on purpose.
 	for _, d := range diffs {
-		t.Error(d)
+		if id, _, _ := strings.Cut(d, ":"); ansible(id) {
+			t.Error(d)
+		}
 	}
 	n := 0
 	for _, op := range e.API.Operations() {
-		if strings.Contains(op.ID, "ansible") || strings.HasPrefix(op.ID, "api_v1_roles") ||
-			slices.Contains([]string{"upload_collection", "copy_content", "collection_import_read"}, op.ID) {
+		if ansible(op.ID) {
 			n++
 		}
 	}

@@ -23,10 +23,10 @@ func readSetLabel(r *http.Request) (setLabelIn, error) {
 		return in, err
 	}
 	if !rest.LabelKey(in.Key) {
-		return in, rest.BadField("key", "Key %q contains non-alphanumeric characters.", in.Key)
+		return in, rest.BadField("key", "Key %q contains invalid characters. Only alphanumerics, underscores, spaces, hyphens, and dots are allowed.", in.Key)
 	}
-	if in.Value != nil && strings.ContainsAny(*in.Value, ",()") {
-		return in, rest.BadField("value", "Value %q contains one of the invalid characters ',()'.", *in.Value)
+	if in.Value != nil && strings.ContainsAny(*in.Value, "()") {
+		return in, rest.BadField("value", "Key %q contains value with parenthesis.", in.Key)
 	}
 	return in, nil
 }

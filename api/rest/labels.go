@@ -10,18 +10,20 @@ import (
 // LabelsIn are pulp_labels as sent: values may be null to delete a key.
 type LabelsIn map[string]*string
 
-// labelKey is what a label key may be: identifier-like, as Pulp requires.
-var labelKey = regexp.MustCompile(`^[\w ]+$`)
+// labelKey is what a label key may be: word characters, spaces, hyphens and dots, as
+// newer Pulp allows (3.105 took word characters and spaces only; a replica labels what it
+// makes with the keys its upstream uses).
+var labelKey = regexp.MustCompile(`^[\w .\-]+$`)
 
 // SetLabels checks sent labels and returns them without the null (deleted) ones.
 func SetLabels(in LabelsIn) (meta.Labels, error) {
 	out := meta.Labels{}
 	for k, v := range in {
 		if !labelKey.MatchString(k) {
-			return nil, BadField("pulp_labels", "Key %q contains non-alphanumeric characters.", k)
+			return nil, BadField("pulp_labels", "Key %q contains invalid characters. Only alphanumerics, underscores, spaces, hyphens, and dots are allowed.", k)
 		}
-		if v != nil && strings.ContainsAny(*v, ",()") {
-			return nil, BadField("pulp_labels", "Value %q of key %q contains one of the invalid characters ',()'.", *v, k)
+		if v != nil && strings.ContainsAny(*v, "()") {
+			return nil, BadField("pulp_labels", "Key %q contains value with parenthesis.", k)
 		}
 		if v != nil {
 			out[k] = *v
@@ -39,6 +41,9 @@ func LabelSelect(col string) Filter {
 	return Filter{Name: "pulp_label_select", Type: Custom, Lookups: []string{"exact"}, Apply: func(l *meta.List, d meta.Dialect, v string) error {
 		for _, term := range strings.Split(v, ",") {
 			term = strings.TrimSpace(term)
+			if term != "" && !labelKey.MatchString(selectKey(term)) {
+				return BadField("pulp_label_select", "Invalid search term: %q; a label key has only alphanumerics, underscores, spaces, hyphens, and dots.", term)
+			}
 			switch {
 			case term == "":
 			case strings.Contains(term, "!="):
@@ -58,4 +63,14 @@ func LabelSelect(col string) Filter {
 		}
 		return nil
 	}}
+}
+
+// selectKey is the label key of a pulp_label_select term ("!key", "key", "key=value",
+// "key!=value", "key~value").
+func selectKey(term string) string {
+	k := strings.TrimPrefix(term, "!")
+	if i := strings.IndexAny(k, "=!~"); i >= 0 {
+		k = k[:i]
+	}
+	return strings.TrimSpace(k)
 }

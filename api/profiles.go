@@ -3,11 +3,14 @@ package api
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"pith/api/href"
+	"pith/api/openapi"
 	"pith/api/rest"
 	"pith/blob"
 	"pith/meta"
@@ -20,28 +23,36 @@ type profileArtifactResponse struct {
 	URLs map[string]string `json:"urls" openapi:"required"`
 }
 
-// taskProfileArtifacts answers {task_href}profile_artifacts/. Pulp's URLs point at its
-// content app or object storage; pith's at profileArtifactPattern, on the API origin and
-// under the same permission, which pulp-cli's --download fetches with its session.
+// taskProfileArtifacts answers {task_href}profile_artifacts/. Pulp's URLs are
+// preauthenticated ones of its content app or object storage; pith's name its own
+// profileArtifactPattern on the API origin with a token sealed by the installation's
+// key, valid for profileURLLife: a client fetches them without credentials, as
+// pulp-cli's --download does.
 func (s *Server) taskProfileArtifacts(w http.ResponseWriter, r *http.Request) error {
 	t, files, err := s.profilesOf(r)
 	if err != nil {
 		return err
 	}
+	keys := s.db.Keys()
 	out := profileArtifactResponse{URLs: map[string]string{}}
+	if len(files) > 0 && keys == nil {
+		return errors.New("profile artifact urls: no key to seal their tokens with")
+	}
+	expires := time.Now().Add(profileURLLife).Unix()
 	for name := range files {
-		out.URLs[name] = rest.Origin(r) + href.Task(t.PulpID) + "profile_artifacts/" + name + "/"
+		out.URLs[name] = rest.Origin(r) + href.Task(t.PulpID) + "profile_artifacts/" + name + "/?token=" +
+			url.QueryEscape(keys.Seal(profileClaim(t.PulpID, name, expires)))
 	}
 	return rest.WriteOne(w, r, http.StatusOK, out)
 }
 
-// profileArtifactPattern serves one profile file of a task: a pith path, not in the
-// OpenAPI document, guarded as the profile_artifacts action.
-const profileArtifactPattern = "/pulp/api/v3/tasks/{id}/profile_artifacts/{name}/{$}"
+// profileURLLife is how long a profile artifact URL works (Pulp's preauthenticated
+// URLs: an hour).
+const profileURLLife = time.Hour
 
-func (s *Server) profileArtifactRoute() route {
-	return route{pattern: profileArtifactPattern, h: s.taskProfileArtifact,
-		guard: s.guardOf(rest.Op{Viewset: "tasks", Action: "profile_artifacts", Method: "GET", Pattern: profileArtifactPattern})}
+// profileClaim is what a profile artifact URL's token seals.
+func profileClaim(taskID, name string, expires int64) string {
+	return fmt.Sprintf("profile_artifact %s %s %d", taskID, name, expires)
 }
 
 // profilesOf is the task the request's {id} names and its profile files.
@@ -54,12 +65,36 @@ func (s *Server) profilesOf(r *http.Request) (task.Task, map[string]string, erro
 	return t, files, err
 }
 
+// profileArtifactPattern serves one profile file of a task to the holder of a URL
+// taskProfileArtifacts gave: a pith path, not in the OpenAPI document.
+const profileArtifactPattern = "/pulp/api/v3/tasks/{id}/profile_artifacts/{name}/{$}"
+
+func (s *Server) profileArtifactRoute() route {
+	return route{op: openapi.Operation{Method: "GET", Path: profileArtifactPattern, Anonymous: true},
+		pattern: profileArtifactPattern, h: s.taskProfileArtifact}
+}
+
 func (s *Server) taskProfileArtifact(w http.ResponseWriter, r *http.Request) error {
+	denied := rest.Status(http.StatusForbidden, "The URL's token is missing, expired or not for this file.")
+	keys := s.db.Keys()
+	token := r.URL.Query().Get("token")
+	if keys == nil || len(token) > 1024 {
+		return denied
+	}
+	claim, err := keys.Open(token)
+	if err != nil {
+		return denied
+	}
+	var id, name string
+	var expires int64
+	if _, err := fmt.Sscanf(claim, "profile_artifact %s %s %d", &id, &name, &expires); err != nil ||
+		id != r.PathValue("id") || name != r.PathValue("name") || time.Now().Unix() > expires {
+		return denied
+	}
 	t, files, err := s.profilesOf(r)
 	if err != nil {
 		return err
 	}
-	name := r.PathValue("name")
 	sha, ok := files[name]
 	if !ok {
 		return fmt.Errorf("profile artifact %q of task %s: %w", name, t.PulpID, meta.ErrNotFound)

@@ -1,10 +1,13 @@
 package api_test
 
 import (
+	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A task dispatched with X-Task-Diagnostics has its profile files listed at
@@ -26,15 +29,13 @@ func TestTaskProfileArtifacts(t *testing.T) {
 	if code != 200 || !slices.Equal(slices.Sorted(maps.Keys(urls)), []string{"heap_profile", "memory_profile"}) {
 		t.Fatalf("profile artifacts: %d %v", code, m)
 	}
-	check := func(user, password string, want int) {
+	// The URLs carry their authorization, as Pulp's preauthenticated ones do.
+	check := func() {
 		t.Helper()
 		for name, u := range urls {
-			code, b := fetch(t, u.(string), user, password)
-			if code != want {
-				t.Errorf("%s downloads %s: %d, want %d", user, name, code, want)
-				continue
-			}
-			if want != 200 {
+			code, b := fetch(t, u.(string), "", "")
+			if code != 200 {
+				t.Errorf("download %s: %d %s", name, code, b)
 				continue
 			}
 			if name == "memory_profile" && !strings.HasPrefix(b, "# Seconds\tMemory in MB\n0\t") {
@@ -45,7 +46,7 @@ func TestTaskProfileArtifacts(t *testing.T) {
 			}
 		}
 	}
-	check("admin", "pw", 200)
+	check()
 
 	// A viewer of the task sees it but not its profiles; its owner sees both.
 	newUser(e, "dave")
@@ -58,16 +59,35 @@ func TestTaskProfileArtifacts(t *testing.T) {
 	if code, m := asUser(e, "dave", "GET", tk+"profile_artifacts/", nil); code != 403 {
 		t.Fatalf("viewer dave lists profile artifacts: %d %v, want 403", code, m)
 	}
-	check("dave", "dave has a long password", 403)
 	if code, m := e.JSON("POST", tk+"add_role/", map[string]any{"role": "core.task_owner", "users": []string{"dave"}}); code != 201 {
 		t.Fatalf("add_role: %d %v", code, m)
 	}
 	if code, m := asUser(e, "dave", "GET", tk+"profile_artifacts/", nil); code != 200 || len(m["urls"].(map[string]any)) != 2 {
 		t.Fatalf("owner dave lists profile artifacts: %d %v", code, m)
 	}
-	check("dave", "dave has a long password", 200)
-	if code, _ := fetch(t, e.URL+tk+"profile_artifacts/nothing/", "admin", "pw"); code != 404 {
-		t.Errorf("an unknown profile: %d, want 404", code)
+
+	// Without a token, or with one for another file, expired or forged, nothing is served.
+	memURL := urls["memory_profile"].(string)
+	path, query, _ := strings.Cut(memURL, "?")
+	taskID := strings.TrimSuffix(strings.TrimPrefix(tk, "/pulp/api/v3/tasks/"), "/")
+	expired := e.DB.Keys().Seal(fmt.Sprintf("profile_artifact %s memory_profile %d", taskID, time.Now().Add(-time.Minute).Unix()))
+	for what, u := range map[string]string{
+		"no token":      path,
+		"another file":  strings.Replace(path, "memory_profile", "heap_profile", 1) + "?" + query,
+		"expired token": path + "?token=" + url.QueryEscape(expired),
+		"forged token":  path + "?token=pith:v1:x:AAAA",
+		"admin without": path,
+	} {
+		user, pw := "", ""
+		if what == "admin without" {
+			user, pw = "admin", "pw"
+		}
+		if code, body := fetch(t, u, user, pw); code != 403 {
+			t.Errorf("%s: %d %s, want 403", what, code, body)
+		}
+	}
+	if code, _ := fetch(t, memURL, "", ""); code != 200 {
+		t.Errorf("the URL itself: %d", code)
 	}
 
 	// Orphan cleanup keeps them; deleting the task lets the next cleanup take them.
@@ -76,7 +96,7 @@ func TestTaskProfileArtifacts(t *testing.T) {
 	if n := e.Count("artifacts"); n != artifacts {
 		t.Fatalf("orphan cleanup took profile artifacts: %d artifacts, had %d", n, artifacts)
 	}
-	check("admin", "pw", 200)
+	check()
 	if code, m := e.JSON("DELETE", tk, nil); code != 204 {
 		t.Fatalf("delete task: %d %v", code, m)
 	}

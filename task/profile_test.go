@@ -52,11 +52,13 @@ func TestTaskProfiles(t *testing.T) {
 		want     []string
 		logged   string
 		unlogged string
+		fail     bool
 	}{
-		{"all", []string{"memory", "pprof", "heap"}, []string{"memory", "pprof", "heap"}, []string{"heap_profile", "memory_profile", "pprof_profile"}, "", "not available"},
-		{"no setting", nil, []string{"memory"}, nil, "not available", ""},
-		{"no header", []string{"memory"}, nil, nil, "", "not available"},
-		{"unavailable ignored", []string{"memory", "heap"}, []string{"memory", "memray", "pprof"}, []string{"memory_profile"}, `profilers="[memray pprof]"`, ""},
+		{"all", []string{"memory", "pprof", "heap"}, []string{"memory", "pprof", "heap"}, []string{"heap_profile", "memory_profile", "pprof_profile"}, "", "not available", false},
+		{"no setting", nil, []string{"memory"}, nil, "not available", "", false},
+		{"no header", []string{"memory"}, nil, nil, "", "not available", false},
+		{"failed task", []string{"memory"}, []string{"memory"}, []string{"memory_profile"}, "", "", true},
+		{"unavailable ignored", []string{"memory", "heap"}, []string{"memory", "memray", "pprof"}, []string{"memory_profile"}, `profilers="[memray pprof]"`, "", false},
 	} {
 		for _, engine := range []string{"sqlite", "postgres"} {
 			t.Run(tc.name+"/"+engine, func(t *testing.T) {
@@ -65,8 +67,12 @@ func TestTaskProfiles(t *testing.T) {
 				defer cancel()
 				var log logs
 				got := &profiles{files: map[string]map[string][]byte{}}
-				q := task.New(db, map[string]task.Func{"work": func(ctx context.Context, r *task.Run) error { return nil }},
-					task.Options{Workers: 1, Diagnostics: tc.setting, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+				q := task.New(db, map[string]task.Func{"work": func(ctx context.Context, r *task.Run) error {
+					if tc.fail {
+						return errors.New("the work failed")
+					}
+					return nil
+				}}, task.Options{Workers: 1, Diagnostics: tc.setting, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 				q.SetHooks(task.Hooks{Profile: got.store})
 				if err := q.Start(ctx); err != nil {
 					t.Fatal(err)
@@ -78,7 +84,11 @@ func TestTaskProfiles(t *testing.T) {
 				if !slices.Equal(tk.ProfileOptions, tc.header) {
 					t.Errorf("stored profile options %q, want %q", tk.ProfileOptions, tc.header)
 				}
-				waitState(t, db, tk.PulpID, task.Completed)
+				state := task.Completed
+				if tc.fail {
+					state = task.Failed
+				}
+				waitState(t, db, tk.PulpID, state)
 				files := got.of(tk.PulpID)
 				if names := slices.Sorted(maps.Keys(files)); !slices.Equal(names, tc.want) {
 					t.Fatalf("profiles %q, want %q", names, tc.want)
@@ -208,5 +218,36 @@ func TestProfileArtifactsLiveWithTheirTask(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// A task that panics still ends its profilers: its CPU profile is stored and the next
+// task gets one of its own.
+func TestPanickingTaskEndsItsProfiles(t *testing.T) {
+	db := openDB(t, "sqlite")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := &profiles{files: map[string]map[string][]byte{}}
+	q := task.New(db, map[string]task.Func{
+		"boom": func(ctx context.Context, r *task.Run) error { panic("boom") },
+		"work": func(ctx context.Context, r *task.Run) error { return nil },
+	}, task.Options{Workers: 1, Diagnostics: []string{"pprof"}})
+	q.SetHooks(task.Hooks{Profile: got.store})
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"boom", "work"} {
+		tk, err := q.Dispatch(ctx, task.Spec{Name: name, Profile: []string{"pprof"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		state := task.Completed
+		if name == "boom" {
+			state = task.Failed
+		}
+		waitState(t, db, tk.PulpID, state)
+		if b := got.of(tk.PulpID)["pprof_profile"]; !bytes.HasPrefix(b, gzipMagic) {
+			t.Errorf("%s: CPU profile % x", name, b[:min(len(b), 8)])
+		}
 	}
 }

@@ -29,6 +29,7 @@ func (s *Server) extensions() []route {
 			pattern: "/pulp/api/v3/repositories/bulk_modify/{$}", h: s.bulkModify,
 			// No Pulp policy covers it: administrators only.
 			guard: guard{viewset: "repositories/bulk_modify", action: "create", body: true}},
+		s.profileArtifactRoute(),
 	}
 }
 
@@ -118,7 +119,7 @@ func (s *Server) bulkModify(w http.ResponseWriter, r *http.Request) error {
 		}
 		// Not s.dispatch: waiting briefly for each batch would hold back the next ones.
 		if _, err := s.env.Queue.Dispatch(ctx, task.Spec{Name: content.BulkModifyTask, Args: ta, Exclusive: locks, GroupID: &g.ID,
-			LoggingCID: rest.CorrelationID(ctx)}); err != nil {
+			LoggingCID: rest.CorrelationID(ctx), Profile: rest.Diagnostics(r)}); err != nil {
 			return err
 		}
 	}

@@ -286,5 +286,6 @@ func TaskHooks(core *content.Core) (task.Hooks, error) {
 			}
 			return p.grantCreator(ctx, db, db, strings.TrimSuffix(env.CollectionOf(o.Type), "/"), *t.CreatedBy, o)
 		},
+		Profile: storeProfile(db, core.Store),
 	}, nil
 }

@@ -38,6 +38,9 @@ func (s *Server) coreOps(t *rest.Table) []rest.Op {
 		Responses: r(204, ""), Handler: s.taskDelete})
 	add(rest.Op{ID: "tasks_purge", Viewset: "tasks", Action: "purge", Method: "POST", Path: root + "tasks/purge/", Pattern: root + "tasks/purge/{$}", Tag: "Tasks",
 		Body: purgeIn{}, BodyName: "Purge", Media: rest.JSONForms, Responses: r(202, async), Handler: s.taskPurge})
+	add(rest.Op{ID: "tasks_profile_artifacts", Viewset: "tasks", Action: "profile_artifacts", Method: "GET", Path: "{task_href}profile_artifacts/",
+		Pattern: root + "tasks/{id}/profile_artifacts/{$}", Tag: "Tasks", Detail: true,
+		Responses: r(200, t.Schema("ProfileArtifactResponse", profileArtifactResponse{})), Handler: s.taskProfileArtifacts})
 	group := t.Schema("TaskGroupResponse", taskGroupResponse{})
 	gl := rest.ListSpec{}
 	add(rest.Op{ID: "task_groups_list", Viewset: "task-groups", Method: "GET", Path: root + "task-groups/", Pattern: root + "task-groups/{$}", Tag: "Task-Groups", List: &gl,

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -86,7 +87,13 @@ type Config struct {
 	AuthHeader string `json:"auth_header"`
 	// AuthTrustedProxies are the addresses (CIDR prefixes) AuthHeader is believed from.
 	AuthTrustedProxies []string `json:"auth_trusted_proxies"`
+	// TaskDiagnostics are the profilers a task may ask for with X-Task-Diagnostics
+	// (Pulp's TASK_DIAGNOSTICS); empty runs none.
+	TaskDiagnostics []string `json:"task_diagnostics"`
 }
+
+// TaskProfilers are the profilers TaskDiagnostics may name.
+var TaskProfilers = []string{"memory", "pprof", "heap"}
 
 // Defaults are the embedded single-machine settings.
 func Defaults() Config {
@@ -199,7 +206,25 @@ func settings() []setting {
 			str(func(c *Config) *string { return &c.AuthHeader })},
 		{"auth-trusted-proxies", "comma-separated addresses or CIDR prefixes of the proxies --auth-header is believed from",
 			func(c *Config, v string) error { c.AuthTrustedProxies = strings.Split(v, ","); return nil }},
+		{"task-diagnostics", "comma-separated profilers a task may ask for with X-Task-Diagnostics: memory, pprof, heap (default: none)",
+			func(c *Config, v string) error { c.TaskDiagnostics = strings.Split(v, ","); return nil }},
 	}
+}
+
+// Diagnostics parses TaskDiagnostics: the profilers named, each once.
+func (c Config) Diagnostics() ([]string, error) {
+	var out []string
+	for _, s := range c.TaskDiagnostics {
+		s = strings.TrimSpace(s)
+		if s == "" || slices.Contains(out, s) {
+			continue
+		}
+		if !slices.Contains(TaskProfilers, s) {
+			return nil, fmt.Errorf("task-diagnostics: %q is not a profiler; pith has %s", s, strings.Join(TaskProfilers, ", "))
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // TrustedProxies parses AuthTrustedProxies.
@@ -329,6 +354,9 @@ func (c *Config) fill() {
 func (c Config) Validate() error {
 	proxies, err := c.TrustedProxies()
 	if err != nil {
+		return err
+	}
+	if _, err := c.Diagnostics(); err != nil {
 		return err
 	}
 	if c.AuthHeader != "" && len(proxies) == 0 {

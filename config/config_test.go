@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -67,11 +68,40 @@ func TestBadSettingsAreNamed(t *testing.T) {
 		{[]string{"--tls-cert", "c.pem"}, nil, "tls-cert: needs tls-key"},
 		{nil, map[string]string{"PITH_TLS_KEY": "k.pem"}, "tls-key: needs tls-cert"},
 		{[]string{"--tls-client-ca", "ca.pem"}, nil, "tls-client-ca"},
+		{[]string{"--task-diagnostics", "memory,memray"}, nil, `task-diagnostics: "memray" is not a profiler`},
+		{nil, map[string]string{"PITH_TASK_DIAGNOSTICS": "pyinstrument"}, "task-diagnostics"},
 		{[]string{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-client-cert-user", "uid"}, nil, "tls-client-cert-user"},
 	} {
 		_, _, err := Load("serve", tc.args, env(tc.env))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v %v: error %v, want one naming %q", tc.args, tc.env, err, tc.want)
+		}
+	}
+}
+
+// task-diagnostics names profilers from a flag, the environment or the file; spaces and
+// repeats are dropped, and the default is none.
+func TestTaskDiagnostics(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "pith.json")
+	os.WriteFile(file, []byte(`{"task_diagnostics": ["heap"]}`), 0o644)
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want []string
+	}{
+		{nil, nil, nil},
+		{[]string{"--task-diagnostics", "memory, pprof,memory,"}, nil, []string{"memory", "pprof"}},
+		{nil, map[string]string{"PITH_TASK_DIAGNOSTICS": "heap,memory"}, []string{"heap", "memory"}},
+		{[]string{"--config", file}, nil, []string{"heap"}},
+	} {
+		c, _, err := Load("serve", tc.args, env(tc.env))
+		if err != nil {
+			t.Fatalf("%v %v: %v", tc.args, tc.env, err)
+		}
+		got, err := c.Diagnostics()
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%v %v: %q, %v; want %q", tc.args, tc.env, got, err, tc.want)
 		}
 	}
 }

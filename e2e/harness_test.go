@@ -226,6 +226,7 @@ type cli struct {
 	t   *testing.T
 	bin string
 	env []string
+	dir string // the working directory of the commands ("": the test's)
 }
 
 func newCLI(t *testing.T, s *server) *cli {
@@ -265,7 +266,7 @@ func (c *cli) run(args ...string) string {
 
 func (c *cli) try(args ...string) (string, error) {
 	cmd := exec.Command(c.bin, args...)
-	cmd.Env = c.env
+	cmd.Env, cmd.Dir = c.env, c.dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -120,16 +120,18 @@ func ListArtifacts(ctx context.Context, q Querier, l List) ([]Artifact, int64, e
 // ErrInUse means a row is still referenced and cannot be deleted.
 var ErrInUse = fmt.Errorf("in use")
 
-// DeleteArtifact deletes an artifact row that no content or publication references. The
-// caller deletes the blob afterwards (a row never points at a missing blob).
+// DeleteArtifact deletes an artifact row that no content, publication or task profile
+// references. The caller deletes the blob afterwards (a row never points at a missing
+// blob).
 func DeleteArtifact(ctx context.Context, q Querier, id int64) error {
 	var n int
-	err := q.QueryRow(ctx, `SELECT (SELECT count(*) FROM content_artifacts WHERE artifact_id = ?) + (SELECT count(*) FROM published_files WHERE artifact_id = ?)`, id, id).Scan(&n)
+	err := q.QueryRow(ctx, `SELECT (SELECT count(*) FROM content_artifacts WHERE artifact_id = ?) + (SELECT count(*) FROM published_files WHERE artifact_id = ?)
+		+ (SELECT count(*) FROM task_profile_artifacts WHERE artifact_id = ?)`, id, id, id).Scan(&n)
 	if err != nil {
 		return err
 	}
 	if n > 0 {
-		return fmt.Errorf("artifact is referenced by %d content units or publications: %w", n, ErrInUse)
+		return fmt.Errorf("artifact is referenced by %d content units, publications or task profiles: %w", n, ErrInUse)
 	}
 	_, err = q.Exec(ctx, `DELETE FROM artifacts WHERE id = ?`, id)
 	return err

@@ -48,7 +48,7 @@ func (q *Queue) run(parent context.Context, t Task) {
 		q.mu.Unlock()
 	}()
 	r := &Run{Task: t, DB: q.db, q: q, ctx: context.WithoutCancel(ctx)}
-	fn := q.funcs[t.Name]
+	fn := q.profiled(t, q.funcs[t.Name])
 	var err error
 	if fn == nil {
 		err = fmt.Errorf("no task function named %q in this process", t.Name)

@@ -32,6 +32,8 @@ type Spec struct {
 	LoggingCID string
 	// CreatedBy is the user who dispatched the task (nil for pith itself).
 	CreatedBy *int64
+	// Profile names the profilers the dispatching request asked for (X-Task-Diagnostics).
+	Profile []string
 }
 
 // Hooks let the layer above act on tasks users dispatch: the API gives the dispatcher
@@ -41,6 +43,9 @@ type Hooks struct {
 	Dispatched func(ctx context.Context, tx *meta.Tx, t Task) error
 	// Created runs when a task with a creator records a resource it created (an href).
 	Created func(ctx context.Context, t Task, href string) error
+	// Profile stores a file a profiler made of a task's run under a name
+	// ("memory_profile"), before the task's end is recorded. Without it no profiler runs.
+	Profile func(ctx context.Context, t Task, name string, data []byte) error
 }
 
 // Options tune a Queue.
@@ -51,6 +56,9 @@ type Options struct {
 	Name    string        // worker name (default pid@host)
 	Logger  *slog.Logger
 	AppType string // "worker" (default)
+	// Diagnostics are the profilers this process runs for a task that asks for them
+	// (the task-diagnostics setting); see Profilers.
+	Diagnostics []string
 }
 
 // Queue dispatches tasks and, when started, runs them.
@@ -160,11 +168,16 @@ func DispatchTx(ctx context.Context, tx *meta.Tx, s Spec) (Task, error) {
 	if reserved == nil {
 		rj = []byte("[]")
 	}
+	var profile any
+	if len(s.Profile) > 0 {
+		pj, _ := json.Marshal(s.Profile)
+		profile = string(pj)
+	}
 	now := meta.Now()
 	var id int64
-	if err := tx.QueryRow(ctx, `INSERT INTO tasks (pulp_id, name, state, logging_cid, args, reserved, task_group_id, parent_task_id, created_by, created, updated)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		meta.NewID(), s.Name, Waiting, s.LoggingCID, string(args), string(rj), s.GroupID, s.ParentID, s.CreatedBy, now, now).Scan(&id); err != nil {
+	if err := tx.QueryRow(ctx, `INSERT INTO tasks (pulp_id, name, state, logging_cid, args, reserved, task_group_id, parent_task_id, created_by, profile_options, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		meta.NewID(), s.Name, Waiting, s.LoggingCID, string(args), string(rj), s.GroupID, s.ParentID, s.CreatedBy, profile, now, now).Scan(&id); err != nil {
 		return Task{}, fmt.Errorf("dispatch %s: %w", s.Name, err)
 	}
 	for r, excl := range locks {

@@ -50,6 +50,9 @@ type Task struct {
 	Progress         []ProgressReport
 	CreatedResources []string
 	CreatedBy        *int64 // the user who dispatched it
+	// ProfileOptions are the profilers its dispatching request asked for
+	// (X-Task-Diagnostics); those the process enables run with it.
+	ProfileOptions []string
 }
 
 // ProgressReport is one progress line of a task.
@@ -66,15 +69,15 @@ const cols = `t.id, t.pulp_id, t.name, t.state, t.logging_cid, t.args, t.reserve
 	(SELECT w.pulp_id FROM workers w WHERE w.id = t.worker_id), t.task_group_id,
 	(SELECT g.pulp_id FROM task_groups g WHERE g.id = t.task_group_id), t.parent_task_id,
 	(SELECT p.pulp_id FROM tasks p WHERE p.id = t.parent_task_id),
-	t.created, t.updated, t.unblocked, t.started, t.finished, t.error, t.result, t.progress, t.created_resources, t.created_by`
+	t.created, t.updated, t.unblocked, t.started, t.finished, t.error, t.result, t.progress, t.created_resources, t.created_by, t.profile_options`
 
 func scan(r interface{ Scan(...any) error }) (Task, error) {
 	var t Task
 	var args, reserved, progress, created string
-	var errText, result sql.NullString
+	var errText, result, profile sql.NullString
 	err := r.Scan(&t.ID, &t.PulpID, &t.Name, &t.State, &t.LoggingCID, &args, &reserved, &t.WorkerID, &t.WorkerPulpID,
 		&t.GroupID, &t.GroupPulpID, &t.ParentID, &t.ParentPulpID, &t.Created, &t.Updated, &t.Unblocked, &t.Started, &t.Finished,
-		&errText, &result, &progress, &created, &t.CreatedBy)
+		&errText, &result, &progress, &created, &t.CreatedBy, &profile)
 	if err != nil {
 		return t, err
 	}
@@ -87,6 +90,9 @@ func scan(r interface{ Scan(...any) error }) (Task, error) {
 	}
 	if result.Valid {
 		t.Result = json.RawMessage(result.String)
+	}
+	if profile.Valid {
+		json.Unmarshal([]byte(profile.String), &t.ProfileOptions)
 	}
 	return t, nil
 }

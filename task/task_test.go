@@ -24,22 +24,28 @@ func forEachDB(t *testing.T, fn func(t *testing.T, db *meta.DB)) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
-			dsn := filepath.Join(t.TempDir(), "pith.db")
-			if engine == "postgres" {
-				dsn = testpg.URL(t)
-			}
-			ctx := context.Background()
-			db, err := meta.Open(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			if err := db.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
-			fn(t, db)
+			fn(t, openDB(t, engine))
 		})
 	}
+}
+
+// openDB opens a migrated database of an engine (sqlite or postgres) for a test.
+func openDB(t *testing.T, engine string) *meta.DB {
+	t.Helper()
+	dsn := filepath.Join(t.TempDir(), "pith.db")
+	if engine == "postgres" {
+		dsn = testpg.URL(t)
+	}
+	ctx := context.Background()
+	db, err := meta.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 // waitState polls a task until it reaches a state (or fails the test after a while; the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +52,7 @@ const quickTask = 500 * time.Millisecond
 // Enqueue queues a task with the request's correlation ID and waits briefly for it.
 func (e *Env) Enqueue(r *http.Request, spec task.Spec) (task.Task, error) {
 	spec.LoggingCID = CorrelationID(r.Context())
+	spec.Profile = Diagnostics(r)
 	if sub := SubjectOf(r.Context()); !sub.Anonymous() {
 		spec.CreatedBy = &sub.ID
 	}
@@ -59,6 +61,28 @@ func (e *Env) Enqueue(r *http.Request, spec task.Spec) (task.Task, error) {
 		e.Queue.WaitBriefly(r.Context(), t.ID, quickTask)
 	}
 	return t, err
+}
+
+// Bounds of the X-Task-Diagnostics header: more names, or longer ones, are ignored.
+const (
+	maxProfilers    = 8
+	maxProfilerName = 64
+)
+
+// Diagnostics are the profilers a request asks its tasks to run with (Pulp's
+// X-Task-Diagnostics header, comma-separated). Names the worker does not run are kept:
+// it logs them and runs without, as Pulp does.
+func Diagnostics(r *http.Request) []string {
+	var out []string
+	for _, v := range r.Header.Values("X-Task-Diagnostics") {
+		for _, n := range strings.Split(v, ",") {
+			n = strings.TrimSpace(n)
+			if n != "" && len(n) <= maxProfilerName && len(out) < maxProfilers && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // Dispatch queues a task and answers 202 with exactly {"task": href}.

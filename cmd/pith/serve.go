@@ -300,7 +300,8 @@ func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *
 		return nil, fmt.Errorf("allowed-checksums: %w", err)
 	}
 	funcs := map[string]task.Func{}
-	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log, Lease: cfg.TaskLease()})
+	diagnostics, _ := cfg.Diagnostics() // checked by Validate
+	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log, Lease: cfg.TaskLease(), Diagnostics: diagnostics})
 	n := &node{db: db, store: store, queue: q, tls: srvTLS, log: log}
 	inv := &invalidator{db: db}
 	core := content.NewCore(content.Config{DB: db, Store: store, Queue: q, Log: log, Invalidate: inv.Invalidate,

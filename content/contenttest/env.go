@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -85,7 +86,9 @@ func New(t *testing.T, types ...Maker) *Env {
 		t.Fatal(err)
 	}
 	funcs := map[string]task.Func{}
-	q := task.New(db, funcs, task.Options{Workers: 2, Poll: 20 * time.Millisecond})
+	// Every profiler is on, as --task-diagnostics can set: only a request that asks for
+	// one (X-Task-Diagnostics) makes its task run it.
+	q := task.New(db, funcs, task.Options{Workers: 2, Poll: 20 * time.Millisecond, Diagnostics: slices.Collect(maps.Keys(task.Profilers))})
 	var app *serve.Server
 	core := content.NewCore(content.Config{DB: db, Store: store, Queue: q, Invalidate: func() { app.Invalidate() }})
 	var ts []content.Type

@@ -24,9 +24,7 @@ func artifactListSpec() rest.ListSpec {
 			if err != nil {
 				return rest.BadField("orphaned_for", "A valid number is required.")
 			}
-			l.And(`NOT EXISTS (SELECT 1 FROM content_artifacts ca WHERE ca.artifact_id = a.id)
-				AND NOT EXISTS (SELECT 1 FROM published_files pf WHERE pf.artifact_id = a.id)
-				AND NOT EXISTS (SELECT 1 FROM task_profile_artifacts tp WHERE tp.artifact_id = a.id) AND a.timestamp_of_interest < ?`,
+			l.And(meta.Unreferenced("a.id")+` AND a.timestamp_of_interest < ?`,
 				time.Now().Add(-time.Duration(mins*float64(time.Minute))).UnixMicro())
 			return nil
 		}},

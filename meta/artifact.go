@@ -124,15 +124,26 @@ var ErrInUse = fmt.Errorf("in use")
 // references. The caller deletes the blob afterwards (a row never points at a missing
 // blob).
 func DeleteArtifact(ctx context.Context, q Querier, id int64) error {
-	var n int
-	err := q.QueryRow(ctx, `SELECT (SELECT count(*) FROM content_artifacts WHERE artifact_id = ?) + (SELECT count(*) FROM published_files WHERE artifact_id = ?)
-		+ (SELECT count(*) FROM task_profile_artifacts WHERE artifact_id = ?)`, id, id, id).Scan(&n)
+	res, err := q.Exec(ctx, `DELETE FROM artifacts WHERE id = ? AND `+Unreferenced("artifacts.id"), id)
 	if err != nil {
 		return err
 	}
-	if n > 0 {
-		return fmt.Errorf("artifact is referenced by %d content units, publications or task profiles: %w", n, ErrInUse)
+	if n, _ := res.RowsAffected(); n > 0 {
+		return nil
 	}
-	_, err = q.Exec(ctx, `DELETE FROM artifacts WHERE id = ?`, id)
-	return err
+	var exists bool
+	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM artifacts WHERE id = ?)`, id).Scan(&exists); err != nil || !exists {
+		return err
+	}
+	return fmt.Errorf("artifact is referenced by content units, publications or task profiles: %w", ErrInUse)
+}
+
+// Unreferenced is the condition that the artifact whose key is col ("a.id") is
+// referenced by nothing: no unit's file, no published file, no task's profile. Every
+// query that finds or deletes unreferenced artifacts uses it, so that a table that comes
+// to reference artifacts is named once, here.
+func Unreferenced(col string) string {
+	return `NOT EXISTS (SELECT 1 FROM content_artifacts ca WHERE ca.artifact_id = ` + col + `)
+		AND NOT EXISTS (SELECT 1 FROM published_files pf WHERE pf.artifact_id = ` + col + `)
+		AND NOT EXISTS (SELECT 1 FROM task_profile_artifacts tp WHERE tp.artifact_id = ` + col + `)`
 }

@@ -450,10 +450,7 @@ func DeleteOrphans(ctx context.Context, q Querier, protectedSince int64, content
 		return 0, nil, fmt.Errorf("delete orphan content: %w", err)
 	}
 	units, _ = res.RowsAffected()
-	rows, err := q.Query(ctx, `SELECT id, sha256 FROM artifacts a WHERE timestamp_of_interest < ?
-		AND NOT EXISTS (SELECT 1 FROM content_artifacts ca WHERE ca.artifact_id = a.id)
-		AND NOT EXISTS (SELECT 1 FROM published_files pf WHERE pf.artifact_id = a.id)
-		AND NOT EXISTS (SELECT 1 FROM task_profile_artifacts tp WHERE tp.artifact_id = a.id)`, protectedSince)
+	rows, err := q.Query(ctx, `SELECT id, sha256 FROM artifacts a WHERE timestamp_of_interest < ? AND `+Unreferenced("a.id"), protectedSince)
 	if err != nil {
 		return units, nil, err
 	}

@@ -84,9 +84,7 @@ func ReclaimFiles(ctx context.Context, tx *Tx, rc Reclaim) (lost int64, digests 
 	}
 	for part := range slices.Chunk(arts, batch) {
 		err := scanRows(ctx, tx, `DELETE FROM artifacts WHERE id IN `+intList(part)+` AND timestamp_of_interest < ?
-			AND NOT EXISTS (SELECT 1 FROM content_artifacts ca WHERE ca.artifact_id = artifacts.id)
-			AND NOT EXISTS (SELECT 1 FROM published_files pf WHERE pf.artifact_id = artifacts.id)
-			AND NOT EXISTS (SELECT 1 FROM task_profile_artifacts tp WHERE tp.artifact_id = artifacts.id) RETURNING sha256`,
+			AND `+Unreferenced("artifacts.id")+` RETURNING sha256`,
 			[]any{rc.Before}, func(r *sql.Rows) error {
 				var d string
 				err := r.Scan(&d)

@@ -25,10 +25,7 @@ func DeleteUnused(ctx context.Context, q Querier, contentIDs, artifactIDs []int6
 	for part := range slices.Chunk(artifactIDs, chunk) {
 		list, args := inList(part)
 		err := scanRows(ctx, q, `DELETE FROM artifacts WHERE id IN `+list+` AND timestamp_of_interest = created
-			AND NOT EXISTS (SELECT 1 FROM content_artifacts ca WHERE ca.artifact_id = artifacts.id)
-			AND NOT EXISTS (SELECT 1 FROM published_files pf WHERE pf.artifact_id = artifacts.id)
-			AND NOT EXISTS (SELECT 1 FROM task_profile_artifacts tp WHERE tp.artifact_id = artifacts.id)
-			RETURNING sha256`, args, func(r *sql.Rows) error {
+			AND `+Unreferenced("artifacts.id")+` RETURNING sha256`, args, func(r *sql.Rows) error {
 			var d string
 			err := r.Scan(&d)
 			digests = append(digests, d)

@@ -103,3 +103,14 @@ func TestXMLRPCCall(t *testing.T) {
 		t.Errorf("call %s does not escape its parameters", got)
 	}
 }
+
+// Whatever a ULN server answers, reading it neither panics nor gives a key with a fault.
+func FuzzXMLRPCString(f *testing.F) {
+	f.Add([]byte("<methodResponse><params><param><value><string>k</string></value></param></params></methodResponse>"))
+	f.Add([]byte("<methodResponse><fault><value><struct><member><name>faultCode</name><value><int>1</int></value></member></struct></value></fault></methodResponse>"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if s, err := xmlrpcString(b); err != nil && s != "" {
+			t.Errorf("%q with error %v", s, err)
+		}
+	})
+}

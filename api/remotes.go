@@ -86,7 +86,11 @@ func applyRemote(cur meta.Remote, k rest.RemoteKind, raw map[string]json.RawMess
 	if in.Name == "" {
 		return cur, rest.BadField("name", "This field may not be blank.")
 	}
-	if err := checkHTTPURL("url", in.URL, "The remote url contains username or password. Please use remote username or password instead."); err != nil {
+	if k.URLScheme != "" {
+		if u, err := url.Parse(in.URL); err != nil || u.Scheme != k.URLScheme || u.Host == "" || u.User != nil {
+			return cur, rest.BadField("url", "The url %q is not valid. It must start with: %s://", secret.Redact(in.URL), k.URLScheme)
+		}
+	} else if err := checkHTTPURL("url", in.URL, "The remote url contains username or password. Please use remote username or password instead."); err != nil {
 		return cur, err
 	}
 	if !policies[in.Policy] {

@@ -3,6 +3,7 @@ package content
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"pith/content/download"
 	"pith/meta"
@@ -31,7 +32,13 @@ type remoteAttrs struct {
 	// server.
 	Token   *string `json:"token"`
 	AuthURL *string `json:"auth_url"`
+	// ULNServerBaseURL is pulp_rpm's ULN remote's server.
+	ULNServerBaseURL *string `json:"uln_server_base_url"`
 }
+
+// DefaultULNServer is the ULN server of a ULN remote without uln_server_base_url
+// (pulp_rpm's DEFAULT_ULN_SERVER_BASE_URL).
+const DefaultULNServer = "https://linux-update.oracle.com/"
 
 func str(p *string) string {
 	if p == nil {
@@ -65,6 +72,13 @@ func DownloadConfig(r meta.Remote) (download.Config, error) {
 	}
 	if c.Token != "" {
 		c.AuthURL = str(a.AuthURL) // pulp_ansible asks the SSO server only with a token
+	}
+	if strings.HasPrefix(strings.ToLower(r.URL), "uln://") {
+		// A ULN remote's credentials log in to its server; its url names a channel there.
+		c.ULNServer = DefaultULNServer
+		if str(a.ULNServerBaseURL) != "" {
+			c.ULNServer = *a.ULNServerBaseURL
+		}
 	}
 	if a.TLSValidation != nil {
 		c.TLSValidation = *a.TLSValidation

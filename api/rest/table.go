@@ -106,6 +106,9 @@ type RemoteKind struct {
 	View                     func() RemoteView
 	// Filters are the kind's own list filters, beside every remote list's.
 	Filters []Filter
+	// URLScheme is the one scheme its url takes, with a host ("uln": uln://<channel>);
+	// empty: http or https.
+	URLScheme string
 }
 
 // DistKind is a distribution type: what it serves.

@@ -385,6 +385,9 @@ func (tr *tour) matrixRequest(op openapi.Operation, c caller) (method, path, ct 
 		if op.ID == "upstream_pulps_update" {
 			b["base_url"] = cur["base_url"] // a distribution's is read-only
 		}
+		if coll == "remotes" {
+			tr.remoteFields(tr.kindOf(coll, op.ID), b, false)
+		}
 		return jsonReq("PUT", p, b)
 	case suffix == "sync" || suffix == "repair" || suffix == "refresh":
 		return jsonReq("POST", p, map[string]any{})
@@ -393,7 +396,7 @@ func (tr *tour) matrixRequest(op openapi.Operation, c caller) (method, path, ct 
 	case suffix == "modify":
 		return jsonReq("POST", p, map[string]any{"add_content_units": []string{}})
 	case suffix == "create" && (coll == "repositories" || coll == "remotes" || coll == "distributions"):
-		return jsonReq("POST", p, tr.createBody(coll))
+		return jsonReq("POST", p, tr.createBody(coll, tr.kindOf(coll, op.ID)))
 	case suffix == "create" && coll == "publications":
 		return jsonReq("POST", p, map[string]any{"repository": tr.refs.Repository})
 	case suffix == "create" && coll == "contentguards":
@@ -475,13 +478,13 @@ func formFields(ct string, body []byte) map[string]json.RawMessage {
 func (tr *tour) deletable(op openapi.Operation, coll string) string {
 	switch {
 	case strings.HasSuffix(op.ID, "_versions_delete"):
-		r := tr.json("POST", collection("repositories", tr.kindOf("repositories", op.ID)), tr.createBody("repositories"))["pulp_href"].(string)
+		r := tr.json("POST", collection("repositories", tr.kindOf("repositories", op.ID)), tr.createBody("repositories", ""))["pulp_href"].(string)
 		units := tr.e.units(tr.refs.Version)
 		tr.json("POST", r+"modify/", map[string]any{"add_content_units": units[:1]})
 		tr.json("POST", r+"modify/", map[string]any{"remove_content_units": units[:1]})
 		return r + "versions/1/"
 	case coll == "repositories" || coll == "remotes" || coll == "distributions":
-		return tr.created(tr.json("POST", collection(coll, tr.kindOf(coll, op.ID)), tr.createBody(coll)))
+		return tr.created(tr.json("POST", collection(coll, tr.kindOf(coll, op.ID)), tr.createBody(coll, tr.kindOf(coll, op.ID))))
 	case coll == "acs":
 		return tr.json("POST", collection(coll, tr.kindOf(coll, op.ID)), tr.acsBody(tr.kindOf(coll, op.ID)))["pulp_href"].(string)
 	case coll == "publications":

@@ -158,15 +158,26 @@ func (tr *tour) acsBody(typ string) map[string]any {
 }
 
 // createBody is a good create body of a repository, remote or distribution kind.
-func (tr *tour) createBody(collection string) map[string]any {
+func (tr *tour) createBody(collection, typ string) map[string]any {
 	switch collection {
 	case "remotes":
-		return map[string]any{"name": tr.name("remote"), "url": tr.s.url}
+		return tr.remoteFields(typ, map[string]any{"name": tr.name("remote"), "url": tr.s.url}, true)
 	case "distributions":
 		n := tr.name("dist")
 		return map[string]any{"name": n, "base_path": n, "repository": tr.refs.Repository}
 	}
 	return map[string]any{"name": tr.name("repo")}
+}
+
+// remoteFields adds a remote kind's own fields (Fixture.RemoteBodies) to body: all of
+// them when replace, else those body lacks.
+func (tr *tour) remoteFields(typ string, body map[string]any, replace bool) map[string]any {
+	for k, v := range tr.s.f.RemoteBodies[typ] {
+		if _, ok := body[k]; replace || !ok {
+			body[k] = v
+		}
+	}
+	return body
 }
 
 // created is the href of what a create answered: the object, or the task's resource.
@@ -218,7 +229,7 @@ func (tr *tour) setup() {
 	for _, k := range t.Repositories() {
 		h := tr.refs.Repository
 		if k.Type != s.f.Repository {
-			h = tr.json("POST", collection("repositories", k.Type), tr.createBody("repositories"))["pulp_href"].(string)
+			h = tr.json("POST", collection("repositories", k.Type), tr.createBody("repositories", ""))["pulp_href"].(string)
 		}
 		tr.vars[kindName(k.Type)+"_repository_href"] = h
 		tr.vars[kindName(k.Type)+"_repository_version_href"] = e.read(h)["latest_version_href"].(string)
@@ -226,14 +237,14 @@ func (tr *tour) setup() {
 	for _, k := range t.Remotes() {
 		h := tr.refs.Remote
 		if k.Type != s.f.Remote {
-			h = tr.json("POST", collection("remotes", k.Type), tr.createBody("remotes"))["pulp_href"].(string)
+			h = tr.json("POST", collection("remotes", k.Type), tr.createBody("remotes", k.Type))["pulp_href"].(string)
 		}
 		tr.vars[kindName(k.Type)+"_remote_href"] = h
 	}
 	for _, k := range t.Distributions() {
 		h := tr.refs.Distribution
 		if k.Type != s.f.Distribution {
-			h = tr.created(tr.json("POST", collection("distributions", k.Type), tr.createBody("distributions")))
+			h = tr.created(tr.json("POST", collection("distributions", k.Type), tr.createBody("distributions", "")))
 		}
 		tr.vars[kindName(k.Type)+"_distribution_href"] = h
 	}
@@ -503,6 +514,9 @@ func (tr *tour) every() {
 			if op.ID == "upstream_pulps_update" {
 				body["base_url"] = cur["base_url"] // a distribution's is read-only
 			}
+			if coll == "remotes" {
+				tr.remoteFields(tr.kindOf(coll, op.ID), body, false)
+			}
 			tr.json("PUT", p, body)
 		case suffix == "sync" || suffix == "repair" || suffix == "refresh":
 			tr.json("POST", p, map[string]any{})
@@ -511,7 +525,7 @@ func (tr *tour) every() {
 		case suffix == "modify":
 			tr.json("POST", p, map[string]any{"add_content_units": []string{}})
 		case suffix == "create" && (coll == "repositories" || coll == "remotes" || coll == "distributions"):
-			tr.json("POST", p, tr.createBody(coll))
+			tr.json("POST", p, tr.createBody(coll, tr.kindOf(coll, op.ID)))
 		case suffix == "create" && coll == "publications":
 			tr.json("POST", p, map[string]any{"repository": tr.refs.Repository})
 		case suffix == "create" && coll == "contentguards":
@@ -563,7 +577,7 @@ func (tr *tour) delete(op openapi.Operation, coll string) {
 	switch {
 	case strings.HasSuffix(op.ID, "_versions_delete"):
 		// A version of a repository no distribution serves, with a newer one.
-		r := tr.json("POST", collection("repositories", tr.kindOf("repositories", op.ID)), tr.createBody("repositories"))["pulp_href"].(string)
+		r := tr.json("POST", collection("repositories", tr.kindOf("repositories", op.ID)), tr.createBody("repositories", ""))["pulp_href"].(string)
 		units := e.units(tr.refs.Version)
 		if len(units) == 0 {
 			e.T.Fatal("no units to make versions with")
@@ -572,7 +586,7 @@ func (tr *tour) delete(op openapi.Operation, coll string) {
 		tr.json("POST", r+"modify/", map[string]any{"remove_content_units": units[:1]})
 		tr.send("DELETE", r+"versions/1/", "", nil)
 	case coll == "repositories" || coll == "remotes" || coll == "distributions":
-		h := tr.created(tr.json("POST", collection(coll, tr.kindOf(coll, op.ID)), tr.createBody(coll)))
+		h := tr.created(tr.json("POST", collection(coll, tr.kindOf(coll, op.ID)), tr.createBody(coll, tr.kindOf(coll, op.ID))))
 		tr.send("DELETE", h, "", nil)
 	case coll == "acs":
 		h := tr.json("POST", collection(coll, tr.kindOf(coll, op.ID)), tr.acsBody(tr.kindOf(coll, op.ID)))["pulp_href"].(string)

@@ -55,6 +55,10 @@ type Fixture struct {
 	// operations need one of (ansible's namespaces, which only its Galaxy API makes); it
 	// runs after the examples.
 	Seed func(e *Env, refs Refs)
+	// RemoteBodies, by remote kind, are the fields a good body of a remote kind other than
+	// Remote needs beside a name and the upstream's url (rpm's ULN remote: a uln:// url
+	// and credentials); updates send them again when a read does not show them.
+	RemoteBodies map[string]map[string]any
 }
 
 // elsewhere reports whether the type's own tests exercise an operation (Fixture.Elsewhere).

@@ -45,6 +45,13 @@ type Config struct {
 	// is not sent when a token is set.
 	Token   string
 	AuthURL string
+	// ULNServer is the base URL of a ULN server (pulp_rpm's ULN remotes): URL is then
+	// uln://<channel label>, the downloader logs in to the server's XML-RPC API with
+	// Username and Password, fetches uln://<channel>/<path> from
+	// <ULNServer>/XMLRPC/GET-REQ/<channel>/<path> with the session key in ULNKeyHeader,
+	// and logs in again once when a request with the key is answered 401 or 403.
+	// Username and Password are not sent as basic auth then.
+	ULNServer string
 	// Adaptive makes DownloadConcurrency an upper bound: the number of requests in
 	// flight starts at 2 and follows throughput and 429/503 answers (see the package
 	// documentation).
@@ -104,6 +111,7 @@ type Downloader struct {
 	gate    *gate
 	limiter *limiter // nil when unlimited
 	bearer  bearer   // the access token obtained from AuthURL
+	uln     ulnSession
 
 	// Knobs for tests.
 	backoff       time.Duration // base backoff before the first retry
@@ -135,7 +143,15 @@ func New(cfg Config) (*Downloader, error) {
 	if cfg.RateLimit < 0 {
 		return nil, fmt.Errorf("rate_limit: %d is negative", cfg.RateLimit)
 	}
-	if cfg.URL != "" {
+	switch {
+	case cfg.ULNServer != "":
+		if err := checkURL(cfg.ULNServer); err != nil {
+			return nil, fmt.Errorf("uln_server_base_url: %w", err)
+		}
+		if cfg.URL != "" && !isULN(cfg.URL) {
+			return nil, fmt.Errorf("url: %q is not a ULN URL (uln://<channel label>)", secret.Redact(cfg.URL))
+		}
+	case cfg.URL != "":
 		if err := checkURL(cfg.URL); err != nil {
 			return nil, fmt.Errorf("url: %w", err)
 		}
@@ -198,7 +214,11 @@ func New(cfg Config) (*Downloader, error) {
 	if cfg.RateLimit > 0 {
 		d.limiter = newLimiter(cfg.RateLimit)
 	}
-	if u, err := url.Parse(cfg.URL); err == nil {
+	own := cfg.URL
+	if cfg.ULNServer != "" {
+		own = cfg.ULNServer // where uln:// URLs are fetched from
+	}
+	if u, err := url.Parse(own); err == nil {
 		d.host = u.Hostname()
 	}
 	d.client.CheckRedirect = d.checkRedirect
@@ -229,6 +249,7 @@ func (d *Downloader) checkRedirect(req *http.Request, via []*http.Request) error
 			req.Header.Del(k)
 		}
 		req.Header.Del("Authorization")
+		req.Header.Del(ULNKeyHeader)
 	}
 	return nil
 }

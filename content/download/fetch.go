@@ -126,14 +126,19 @@ func (d *Downloader) open(ctx context.Context, u string, want *Expect) (*http.Re
 
 // request sends one GET; the caller holds the slot t. Errors worth another attempt are
 // marked retryable; a 429 or 503 also tells the gate the upstream is overloaded. A 401
-// to a request with a bearer token obtained from AuthURL is sent once more with a new
-// one, outside the retry policy: the token expired, the request was fine.
+// to a request with a bearer token obtained from AuthURL, or a 401 or 403 to one with a
+// ULN session key, is sent once more with a new one, outside the retry policy: the
+// token or key expired, the request was fine.
 func (d *Downloader) request(ctx context.Context, u string, t *ticket) (*http.Response, error) {
 	resp, auth, err := d.send(ctx, u)
-	if err == nil && resp.StatusCode == http.StatusUnauthorized && d.cfg.AuthURL != "" && auth != "" {
+	if err == nil && auth != "" && d.refused(resp.StatusCode) {
 		io.CopyN(io.Discard, resp.Body, 4<<10)
 		resp.Body.Close()
-		d.bearer.expire(auth)
+		if d.cfg.ULNServer != "" {
+			d.uln.expire(auth)
+		} else {
+			d.bearer.expire(auth)
+		}
 		resp, _, err = d.send(ctx, u)
 	}
 	if err != nil {
@@ -164,7 +169,14 @@ func (d *Downloader) send(ctx context.Context, u string) (*http.Response, string
 			return nil, "", err
 		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	target, uln := u, d.cfg.ULNServer != "" && isULN(u)
+	if uln {
+		var err error
+		if target, err = d.ulnURL(u); err != nil {
+			return nil, "", err
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return nil, "", fmt.Errorf("bad request: %w", err)
 	}
@@ -179,6 +191,13 @@ func (d *Downloader) send(ctx context.Context, u string) (*http.Response, string
 			req.Header.Set(k, v)
 		}
 		switch {
+		case uln:
+			if auth, err = d.ulnKey(ctx); err != nil {
+				return nil, "", err
+			}
+			req.Header.Set(ULNKeyHeader, auth)
+		case d.cfg.ULNServer != "":
+			// The ULN credentials go to the login only.
 		case d.cfg.Token != "":
 			if auth, err = d.authorization(ctx); err != nil {
 				return nil, "", err
@@ -199,6 +218,17 @@ func (d *Downloader) send(ctx context.Context, u string) (*http.Response, string
 		return nil, auth, &retryable{err: err}
 	}
 	return resp, auth, nil
+}
+
+// refused reports whether status answers a request whose token or session key expired.
+func (d *Downloader) refused(status int) bool {
+	switch {
+	case d.cfg.ULNServer != "":
+		return status == http.StatusUnauthorized || status == http.StatusForbidden
+	case d.cfg.AuthURL != "":
+		return status == http.StatusUnauthorized
+	}
+	return false
 }
 
 // permanent reports client errors that another attempt cannot fix: an unusable URL or

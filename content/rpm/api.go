@@ -23,9 +23,11 @@ func (p *Plugin) Declare(t *rest.Table) error {
 	p.declareUnits(t)
 	t.Repository(rest.RepoKind{Type: RepoType, Title: "Rpm", Schema: "rpm.Rpm", PRN: "rpm.rpmrepository",
 		Body: func() rest.RepoBody { return &rpmRepositoryIn{} }, View: func() rest.RepoView { return &rpmRepositoryResponse{} },
-		Remotes: []string{RepoType}, Sync: &rest.Action{Body: rpmSyncIn{}, BodyName: "RpmRepositorySyncURL", Handler: p.rpmRepoSync}})
+		Remotes: []string{RepoType, ULNRemoteType}, Sync: &rest.Action{Body: rpmSyncIn{}, BodyName: "RpmRepositorySyncURL", Handler: p.rpmRepoSync}})
 	t.Remote(rest.RemoteKind{Type: RepoType, Title: "Rpm", Schema: "rpm.Rpm", PRN: "rpm.rpmremote",
 		Body: func() rest.RemoteBody { return &rpmRemoteIn{} }, View: func() rest.RemoteView { return &rpmRemoteResponse{} }})
+	t.Remote(rest.RemoteKind{Type: ULNRemoteType, Title: "Uln", Schema: "rpm.Uln", PRN: "rpm.ulnremote", URLScheme: "uln",
+		Body: func() rest.RemoteBody { return &ulnRemoteIn{} }, View: func() rest.RemoteView { return &ulnRemoteResponse{} }})
 	t.ACS(rest.ACSKind{Type: RepoType, Title: "Rpm", Schema: "rpm.Rpm", PRN: "rpm.rpmalternatecontentsource", Remote: RepoType, Refresh: RefreshTask,
 		CheckPath: func(p string) string {
 			if !strings.HasSuffix(p, "/") {

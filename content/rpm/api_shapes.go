@@ -2,6 +2,8 @@ package rpm
 
 import (
 	"encoding/json"
+	"net/url"
+
 	"pith/api/rest"
 )
 
@@ -97,6 +99,40 @@ type rpmRemoteIn struct {
 type rpmRemoteResponse struct {
 	rest.RemoteResponse
 	rpmRemoteAttrs
+}
+
+// ulnRemoteAttrs are what a ULN remote adds: the server its url's channel is on.
+type ulnRemoteAttrs struct {
+	ULNServerBaseURL *string `json:"uln_server_base_url" openapi:"nullable,minLength=1"`
+}
+
+// ulnRemoteIn is a ULN remote's body (pulp_rpm's UlnRemoteSerializer): its url is
+// uln://<channel label>, and its credentials, which log in to the ULN server, are
+// required.
+type ulnRemoteIn struct {
+	rest.RemoteIn
+	ulnRemoteAttrs
+	Username string `json:"username" openapi:"minLength=1,writeOnly"`
+	Password string `json:"password" openapi:"minLength=1,writeOnly"`
+}
+
+func (r *ulnRemoteIn) Validate() error {
+	for name, v := range map[string]string{"username": r.Username, "password": r.Password} {
+		if v == "" {
+			return rest.BadField(name, "This field is required.")
+		}
+	}
+	if b := r.ULNServerBaseURL; b != nil {
+		if u, err := url.Parse(*b); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return rest.BadField("uln_server_base_url", "Enter a valid http or https URL without credentials.")
+		}
+	}
+	return nil
+}
+
+type ulnRemoteResponse struct {
+	rest.RemoteResponse
+	ULNServerBaseURL *string `json:"uln_server_base_url" openapi:"nullable"`
 }
 
 type rpmDistAttrs struct {

@@ -36,7 +36,8 @@ func TestConformance(t *testing.T) {
 		Upstream: http.FileServerFS(os.DirFS(data)), RemotePath: "yum-katello/zoo/", Index: []string{"repodata/repomd.xml", ".treeinfo", "treeinfo"},
 		Present: map[string]int{rpm.AdvisoryType: 7, rpm.DistributionTreeType: 1, rpm.ModulemdType: 6, rpm.DefaultsType: 3,
 			rpm.PackageType: 20, rpm.CategoryType: 1, rpm.EnvironmentType: 1, rpm.GroupType: 2, rpm.RepoMetadataFileType: 1},
-		Twins: twins, Examples: examples})
+		Twins: twins, Examples: examples,
+		RemoteBodies: map[string]map[string]any{rpm.ULNRemoteType: {"url": "uln://ol9_x86_64", "username": "me", "password": "s3cret-pw", "uln_server_base_url": "http://127.0.0.1:9/"}}})
 }
 
 // langpacks is a comps.xml with a group and langpacks (the test data has none).

@@ -22,6 +22,10 @@ const (
 	ObsoleteType    = "rpm.modulemd_obsolete"
 )
 
+// ULNRemoteType is pulp_rpm's ULN remote: an rpm remote whose url is uln://<channel
+// label> on a ULN server (content/download logs in and maps the URLs).
+const ULNRemoteType = "rpm.uln"
+
 // Task names, as Pulp names them (clients filter task lists by name).
 const (
 	SyncTask    = "pulp_rpm.app.tasks.synchronizing.synchronize"

@@ -8,14 +8,14 @@ import (
 
 	"pith/blob"
 	"pith/content"
-	"pith/content/ansible/gitsource"
+	"pith/content/gitsource"
 	"pith/meta"
 	"pith/task"
 )
 
 // Git sync: a git remote names a repository and a ref; the collection at the root of the
 // ref's tree is built as `ansible-galaxy collection build` would build it
-// (gitsource.Build) and imported. metadata_only keeps the metadata only: the version
+// (buildGit) and imported. metadata_only keeps the metadata only: the version
 // points at the commit for its artifact, as pulp_ansible's does.
 
 // GitSyncTask is the task name of a git remote's sync, as pulp_ansible names it.
@@ -43,7 +43,7 @@ func (p *Plugin) runGitSync(ctx context.Context, r *task.Run) error {
 	}
 	ga := decodeAttrs[gitRemoteAttrs](remote.Attrs)
 	pc := r.Progress("sync.git.clone", "Cloning Git repository for Collection", 1)
-	built, err := gitsource.Build(ctx, gitsource.BuildOptions{Options: gitsource.Options{URL: remote.URL, Ref: ga.GitRef, Remote: cfg},
+	built, err := buildGit(ctx, gitBuildOptions{Options: gitsource.Options{URL: remote.URL, Ref: ga.GitRef, Remote: cfg},
 		MetadataOnly: ga.MetadataOnly})
 	if err != nil {
 		pc.Finish(err)

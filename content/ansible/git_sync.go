@@ -3,10 +3,8 @@ package ansible
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 
-	"pith/blob"
 	"pith/content"
 	"pith/content/gitsource"
 	"pith/meta"
@@ -96,18 +94,9 @@ func (p *Plugin) storeFile(ctx context.Context, path, sha256 string) (*meta.Arti
 		return nil, err
 	}
 	defer f.Close()
-	w, err := p.core.Store.NewWriter(ctx)
+	a, err := content.StoreFrom(ctx, p.core.Store, f, sha256)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := io.Copy(w, f); err != nil {
-		w.Cancel(ctx)
-		return nil, err
-	}
-	d, err := w.Commit(ctx, blob.Expect{Size: -1, SHA256: sha256})
-	if err != nil {
-		return nil, err
-	}
-	a := meta.ArtifactOf(d)
 	return &a, nil
 }

@@ -223,7 +223,7 @@ func TestRolesAndPolicies(t *testing.T) {
 		t.Fatalf("tasks after reset: %d", code)
 	}
 	var n int
-	e.DB.QueryRow(t.Context(), `SELECT count(*) FROM access_policies WHERE viewset_name = 'remotes/file/git'`).Scan(&n)
+	e.DB.QueryRow(t.Context(), `SELECT count(*) FROM access_policies WHERE viewset_name = 'domains'`).Scan(&n)
 	if n != 0 {
 		t.Fatal("a policy of a viewset pith does not serve is stored")
 	}

@@ -126,7 +126,7 @@ type crudKind struct {
 func (s *Server) crudOps(t *rest.Table, c crudKind) (string, string, []rest.Op) {
 	pn := strings.ReplaceAll(href.Segment(c.typ), "/", "_")
 	pat := href.Root + c.collection + "/" + href.Segment(c.typ) + "/"
-	h := "{" + pn + "_" + c.one + "_href}"
+	h := "{" + rest.HrefName(c.schema+camel(c.one)) + "_href}"
 	tag := strings.ToUpper(c.collection[:1]) + c.collection[1:] + ": " + c.title
 	name := c.schema + camel(c.one) // "rpm.RpmRepository"
 	view := t.Schema(name+"Response", c.view)

@@ -131,6 +131,24 @@ func FetchBlob(ctx context.Context, store *blob.Store, d *download.Downloader, u
 	return digests, nil
 }
 
+// StoreFrom stores what src reads in the blob store, checked against sha256 unless it
+// is "".
+func StoreFrom(ctx context.Context, store *blob.Store, src io.Reader, sha256 string) (meta.Artifact, error) {
+	w, err := store.NewWriter(ctx)
+	if err != nil {
+		return meta.Artifact{}, err
+	}
+	if _, err := io.Copy(w, src); err != nil {
+		w.Cancel(ctx)
+		return meta.Artifact{}, err
+	}
+	d, err := w.Commit(ctx, blob.Expect{Size: -1, SHA256: sha256})
+	if err != nil {
+		return meta.Artifact{}, err
+	}
+	return meta.ArtifactOf(d), nil
+}
+
 // Refetch stores a missing or corrupt unit file again from its first working remote
 // source (repair).
 func Refetch(ctx context.Context, db *meta.DB, store *blob.Store, f meta.FileRef) error {

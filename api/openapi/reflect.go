@@ -31,6 +31,8 @@ func NewRegistry() *Registry {
 // minLength=1, maxLength=255, minimum=1, maximum=9, default=x, enum=a|b, required,
 // optional, newer (a field of newer Pulp releases: accepted, left out of the document),
 // omit (a field that hides an embedded one of the same name and is left out),
+// hidden (Pulp's HiddenField: hides an embedded one, accepted in requests and ignored,
+// left out of the document),
 // and desc=text (last: the rest of the tag is the text, commas included).
 // A property is required unless it is a pointer, map, slice, interface or
 // json.RawMessage, omitempty, readOnly, has a default, or is tagged optional; the
@@ -168,7 +170,7 @@ func addFields(s *Schema, t reflect.Type) error {
 				continue
 			}
 		}
-		if !f.IsExported() || tagged(f, "newer") || tagged(f, "omit") {
+		if !f.IsExported() || tagged(f, "newer") || tagged(f, "omit") || tagged(f, "hidden") {
 			continue
 		}
 		if name == "" {

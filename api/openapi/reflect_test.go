@@ -148,20 +148,23 @@ func TestSchemaRefSiblings(t *testing.T) {
 }
 
 // A kind's shape hides a field of the shared shape it embeds as encoding/json does:
-// its own field of the same JSON name replaces it, and one tagged omit removes it.
+// its own field of the same JSON name replaces it, and one tagged omit or hidden removes
+// it.
 func TestRegistryShadowing(t *testing.T) {
 	t.Parallel()
 	type shared struct {
 		Name  string  `json:"name" openapi:"minLength=1"`
 		Pub   *string `json:"publication" openapi:"nullable"`
 		Check bool    `json:"checkpoint"`
+		Pol   string  `json:"policy"`
 	}
 	type kind struct {
 		shared
-		Name  *string   `json:"name" openapi:"nullable"`
-		Pub   *struct{} `json:"publication,omitempty" openapi:"omit"`
-		Check *struct{} `json:"checkpoint,omitempty" openapi:"omit"`
-		Extra string    `json:"extra"`
+		Name  *string         `json:"name" openapi:"nullable"`
+		Pub   *struct{}       `json:"publication,omitempty" openapi:"omit"`
+		Check *struct{}       `json:"checkpoint,omitempty" openapi:"omit"`
+		Pol   json.RawMessage `json:"policy,omitempty" openapi:"hidden"`
+		Extra string          `json:"extra"`
 	}
 	reg := NewRegistry()
 	reg.Add("Kind", kind{})

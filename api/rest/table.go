@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"unicode"
 
 	"pith/api/access"
 	"pith/api/openapi"
@@ -324,4 +325,19 @@ func find[K any](ks []K, key string, of func(K) string) (K, bool) {
 	}
 	var zero K
 	return zero, false
+}
+
+// HrefName is the name of a model's href parameter, as Pulp derives it from the model:
+// "file.FileGitRemote" → "file_file_git_remote".
+func HrefName(model string) string {
+	app, class, _ := strings.Cut(model, ".")
+	var b strings.Builder
+	b.WriteString(app)
+	for i, r := range class {
+		if unicode.IsUpper(r) || i == 0 {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }

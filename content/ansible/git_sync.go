@@ -3,19 +3,17 @@ package ansible
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 
-	"pith/blob"
 	"pith/content"
-	"pith/content/ansible/gitsource"
+	"pith/content/gitsource"
 	"pith/meta"
 	"pith/task"
 )
 
 // Git sync: a git remote names a repository and a ref; the collection at the root of the
 // ref's tree is built as `ansible-galaxy collection build` would build it
-// (gitsource.Build) and imported. metadata_only keeps the metadata only: the version
+// (buildGit) and imported. metadata_only keeps the metadata only: the version
 // points at the commit for its artifact, as pulp_ansible's does.
 
 // GitSyncTask is the task name of a git remote's sync, as pulp_ansible names it.
@@ -43,7 +41,7 @@ func (p *Plugin) runGitSync(ctx context.Context, r *task.Run) error {
 	}
 	ga := decodeAttrs[gitRemoteAttrs](remote.Attrs)
 	pc := r.Progress("sync.git.clone", "Cloning Git repository for Collection", 1)
-	built, err := gitsource.Build(ctx, gitsource.BuildOptions{Options: gitsource.Options{URL: remote.URL, Ref: ga.GitRef, Remote: cfg},
+	built, err := buildGit(ctx, gitBuildOptions{Options: gitsource.Options{URL: remote.URL, Ref: ga.GitRef, Remote: cfg},
 		MetadataOnly: ga.MetadataOnly})
 	if err != nil {
 		pc.Finish(err)
@@ -96,18 +94,9 @@ func (p *Plugin) storeFile(ctx context.Context, path, sha256 string) (*meta.Arti
 		return nil, err
 	}
 	defer f.Close()
-	w, err := p.core.Store.NewWriter(ctx)
+	a, err := content.StoreFrom(ctx, p.core.Store, f, sha256)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := io.Copy(w, f); err != nil {
-		w.Cancel(ctx)
-		return nil, err
-	}
-	d, err := w.Commit(ctx, blob.Expect{Size: -1, SHA256: sha256})
-	if err != nil {
-		return nil, err
-	}
-	a := meta.ArtifactOf(d)
 	return &a, nil
 }

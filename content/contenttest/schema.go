@@ -19,6 +19,7 @@ import (
 
 	"pith/api/href"
 	"pith/api/openapi"
+	"pith/api/rest"
 	"pith/content"
 	"pith/internal/testcert"
 	"pith/internal/testfiles"
@@ -239,7 +240,7 @@ func (tr *tour) setup() {
 		if k.Type != s.f.Remote {
 			h = tr.json("POST", collection("remotes", k.Type), tr.createBody("remotes", k.Type))["pulp_href"].(string)
 		}
-		tr.vars[kindName(k.Type)+"_remote_href"] = h
+		tr.vars[rest.HrefName(k.Schema+"Remote")+"_href"] = h
 	}
 	for _, k := range t.Distributions() {
 		h := tr.refs.Distribution

@@ -40,10 +40,12 @@ func (p *Plugin) Declare(t *rest.Table) error {
 			m := "PULP_MANIFEST"
 			return &repositoryIn{repoSettings: repoSettings{Manifest: &m}}
 		},
-		View: func() rest.RepoView { return &repositoryResponse{} }, Remotes: []string{Type},
+		View: func() rest.RepoView { return &repositoryResponse{} }, Remotes: []string{Type, GitRemoteType},
 		Sync: &rest.Action{Body: syncIn{}, BodyName: "RepositorySyncURL", Handler: p.syncHandler(env)}})
 	t.Remote(rest.RemoteKind{Type: Type, Title: "File", Schema: "file.File", PRN: "file.fileremote",
 		Body: func() rest.RemoteBody { return &rest.RemoteIn{} }, View: func() rest.RemoteView { return &rest.RemoteResponse{} }})
+	t.Remote(rest.RemoteKind{Type: GitRemoteType, Title: "Git", Schema: "file.FileGit", PRN: "file.filegitremote",
+		Body: func() rest.RemoteBody { return &gitRemoteIn{GitRef: "HEAD"} }, View: func() rest.RemoteView { return &gitRemoteResponse{} }})
 	t.Distribution(rest.DistKind{Type: Type, Title: "File", Schema: "file.File", PRN: "file.filedistribution",
 		Body: func() rest.DistBody { return &rest.DistIn{} }, View: func() rest.DistView { return &rest.DistResponse{} },
 		Repositories: Type, Publications: Type})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"pith/content"
+	"pith/content/gitsource"
 	"pith/meta"
 	"pith/task"
 )
@@ -15,6 +16,8 @@ const Type = "file.file"
 // Plugin is the file content type.
 type Plugin struct {
 	core *content.Core
+	// GitLimits bound a git remote's sync; a zero field is gitsource.DefaultLimits'.
+	GitLimits gitsource.Limits
 }
 
 // New returns the file type over a core.

@@ -19,7 +19,7 @@ import (
 type entryResult struct {
 	Entry
 	artifact *meta.Artifact // stored (immediate, or already present)
-	url      string
+	url      string         // where the file comes from; "" for none the remote can give again
 }
 
 func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
@@ -34,6 +34,9 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 	remote, err := meta.RemoteByPulpID(ctx, p.core.DB, a.Remote)
 	if err != nil {
 		return err
+	}
+	if remote.Type == GitRemoteType {
+		return p.syncGit(ctx, r, repo, remote, a.Mirror)
 	}
 	d, err := content.Downloader(remote)
 	if err != nil {
@@ -86,13 +89,23 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 	}
 
 	// 4. Units, artifacts and the new version in one transaction.
+	return p.saveSync(ctx, r, repo, remote, entries, a.Mirror, &state)
+}
+
+// saveSync stores a sync's units, with their artifacts, and the new version in one
+// transaction; state, if set, is recorded as the repository's last sync. An entry with a
+// url records the remote as where its file comes from.
+func (p *Plugin) saveSync(ctx context.Context, r *task.Run, repo meta.Repository, remote meta.Remote, entries []*entryResult, mirror bool, state *syncState) error {
 	pa := r.Progress("associating.content", "Associating Content", int64(len(entries)))
 	var v meta.Version
 	var created bool
-	err = p.core.DB.Tx(ctx, func(tx *meta.Tx) error {
+	err := p.core.DB.Tx(ctx, func(tx *meta.Tx) error {
 		units := make([]meta.NewUnit, 0, len(entries))
 		for _, e := range entries {
-			f := meta.ContentFile{RelativePath: e.RelativePath, RemoteID: &remote.ID, URL: e.url, SHA256: e.Digest}
+			f := meta.ContentFile{RelativePath: e.RelativePath, SHA256: e.Digest}
+			if e.url != "" {
+				f.RemoteID, f.URL = &remote.ID, e.url
+			}
 			size := e.Size
 			f.Size = &size
 			if e.artifact != nil {
@@ -114,12 +127,12 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 		for i, c := range stored {
 			ids[i] = c.ID
 		}
-		v, created, err = meta.NewVersion(ctx, tx, repo.ID, meta.Change{RemoveAll: a.Mirror, Add: ids})
-		if err != nil {
+		v, created, err = meta.NewVersion(ctx, tx, repo.ID, meta.Change{RemoveAll: mirror, Add: ids})
+		if err != nil || state == nil {
 			return err
 		}
 		state.Version = v.Number
-		return meta.SetRepositoryAttr(ctx, tx, repo.ID, "last_sync", state)
+		return meta.SetRepositoryAttr(ctx, tx, repo.ID, "last_sync", *state)
 	})
 	if err != nil {
 		pa.Finish(err)

@@ -12,18 +12,32 @@ import (
 	"testing"
 )
 
-// Serve publishes a repository of one commit holding files (path: content) until the
-// test ends and returns its URL. Without git or its http-backend the test skips.
+// Serve publishes a repository of one commit holding files (path: content; a content
+// "->x" makes a symbolic link to x) until the test ends and returns its URL. Without git
+// or its http-backend the test skips.
 func Serve(t testing.TB, files map[string]string) string {
+	url, _ := Publish(t, files)
+	return url
+}
+
+// Publish is Serve that also returns the commit.
+func Publish(t testing.TB, files map[string]string) (url, commit string) {
 	t.Helper()
 	backend := Backend(t)
 	work, root := t.TempDir(), t.TempDir()
 	Git(t, work, "init", "-q")
 	for name, body := range files {
-		if err := os.MkdirAll(filepath.Join(work, filepath.Dir(name)), 0o755); err != nil {
+		p := filepath.Join(work, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(work, name), []byte(body), 0o644); err != nil {
+		var err error
+		if target, ok := strings.CutPrefix(body, "->"); ok {
+			err = os.Symlink(target, p)
+		} else {
+			err = os.WriteFile(p, []byte(body), 0o644)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -33,7 +47,7 @@ func Serve(t testing.TB, files map[string]string) string {
 	srv := httptest.NewServer(&cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1",
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}})
 	t.Cleanup(srv.Close)
-	return srv.URL + "/coll.git"
+	return srv.URL + "/coll.git", Git(t, work, "rev-parse", "HEAD")
 }
 
 // Backend is the path of git http-backend, to serve repositories with over CGI. Without

@@ -1,7 +1,6 @@
 package gitsource
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/pem"
@@ -17,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"pith/content/ansible/collection"
 	"pith/content/download"
 	"pith/internal/testgit"
 )
@@ -380,79 +378,6 @@ func TestFetchLocal(t *testing.T) {
 	}
 }
 
-const galaxyYML = `namespace: acme
-name: fromgit
-version: 1.2.0
-readme: README.md
-authors: [Acme]
-license: [GPL-3.0-or-later]
-repository: https://example.com/acme/fromgit
-build_ignore: ['*.bak']
-`
-
-func TestBuild(t *testing.T) {
-	root := t.TempDir()
-	r := newRepo(t, root, "coll")
-	commit := r.commit(map[string]string{
-		"galaxy.yml": galaxyYML, "README.md": "# From git\n", "meta/runtime.yml": "requires_ansible: '>=2.15.0'\n",
-		"plugins/modules/hello.py": "DOCUMENTATION = '''\nmodule: hello\nshort_description: Says hello\n'''\n",
-		"old.bak":                  "ignored\n", "docs/intro.md": "->../README.md",
-	})
-	r.publish()
-	published(t, root, "bad", map[string]string{"galaxy.yml": strings.Replace(galaxyYML, "1.2.0", "one", 1), "README.md": "r\n"})
-	srv := serve(t, root, false, nil)
-	url := srv.URL + "/coll.git/"
-	for _, metadataOnly := range []bool{false, true} {
-		tmp := t.TempDir()
-		a, err := Build(context.Background(), BuildOptions{Options: Options{URL: url, TempDir: tmp}, MetadataOnly: metadataOnly})
-		if err != nil {
-			t.Fatal(err)
-		}
-		v := a.Version
-		if v.Namespace != "acme" || v.Name != "fromgit" || v.Version != "1.2.0" || v.RequiresAnsible != ">=2.15.0" ||
-			len(v.Contents) != 1 || v.Contents[0].Name != "hello" {
-			t.Errorf("version %+v", v)
-		}
-		if a.Commit != commit || a.RemoteURL != srv.URL+"/coll.git/commit/"+commit || a.Built.Filename.String() != "acme-fromgit-1.2.0.tar.gz" {
-			t.Errorf("artifact %+v", a)
-		}
-		if bytes.Contains(v.Files, []byte("old.bak")) || !bytes.Contains(v.Files, []byte("docs/intro.md")) {
-			t.Errorf("FILES.json %s", v.Files)
-		}
-		if metadataOnly {
-			if a.Path != "" {
-				t.Errorf("metadata_only kept %s", a.Path)
-			}
-			leftIn(t, tmp)
-			continue
-		}
-		f, err := os.Open(a.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		again, err := collection.Read(f, collection.Options{})
-		f.Close()
-		if err != nil || again.SHA256 != v.SHA256 || again.Size != v.Size {
-			t.Errorf("the file is not the artifact read: %v", err)
-		}
-		if err := a.Remove(); err != nil {
-			t.Fatal(err)
-		}
-		leftIn(t, tmp)
-	}
-	tmp := t.TempDir()
-	_, err := Build(context.Background(), BuildOptions{Options: Options{URL: srv.URL + "/bad.git", TempDir: tmp}})
-	var ce *collection.Error
-	if !errors.As(err, &ce) || !errors.Is(err, collection.ErrInvalid) || !strings.Contains(err.Error(), "bad.git at ") {
-		t.Fatalf("Build of a bad galaxy.yml: %v", err)
-	}
-	leftIn(t, tmp)
-	if _, err := Build(context.Background(), BuildOptions{Options: Options{URL: srv.URL + "/coll.git", Ref: "nope", TempDir: tmp}}); !errors.Is(err, ErrRefNotFound) {
-		t.Fatalf("Build of a missing ref: %v", err)
-	}
-	leftIn(t, tmp)
-}
-
 // TestFetchCredentialsStayHome: a remote that redirects to another host does not get
 // the credentials sent there.
 func TestFetchCredentialsStayHome(t *testing.T) {
@@ -477,5 +402,24 @@ func TestFetchCredentialsStayHome(t *testing.T) {
 		Remote: download.Config{TLSValidation: true, Username: "alice", Password: "s3cret"}})
 	if !errors.Is(err, ErrFetch) || leaked {
 		t.Fatalf("Fetch: %v; credentials sent to the other host: %v", err, leaked)
+	}
+}
+
+// TestFetchRaw: Raw checks the blobs out as stored, whatever the tree's .gitattributes
+// say; without it they apply, as a clone's checkout applies them.
+func TestFetchRaw(t *testing.T) {
+	r, _ := published(t, t.TempDir(), "attrs", map[string]string{".gitattributes": "*.txt text eol=crlf ident\n", "a.txt": "$Id$\nb\n"})
+	for _, tc := range []struct {
+		raw  bool
+		want string
+	}{{true, "$Id$\nb\n"}, {false, "$Id: 8b25302e75788555c06597ac70d0a79d670478ad $\r\nb\r\n"}} {
+		co, err := Fetch(context.Background(), Options{URL: r.bare, AllowLocal: true, Raw: tc.raw, TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := read(t, filepath.Join(co.Dir, "a.txt")); got != tc.want {
+			t.Errorf("raw=%v: %q, want %q", tc.raw, got, tc.want)
+		}
+		co.Close()
 	}
 }

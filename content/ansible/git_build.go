@@ -1,4 +1,4 @@
-package gitsource
+package ansible
 
 import (
 	"context"
@@ -6,25 +6,27 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"pith/content/ansible/collection"
+	"pith/content/gitsource"
 	"pith/secret"
 )
 
-// BuildOptions say what to fetch and build.
-type BuildOptions struct {
-	Options
+// gitBuildOptions say what to fetch and build.
+type gitBuildOptions struct {
+	gitsource.Options
 	// Collection bounds the build and the reading back of the artifact; a zero field
 	// takes collection.DefaultLimits' value.
 	Collection collection.Limits
 	// MetadataOnly is pulp_ansible's metadata_only: the artifact is built and read for
-	// its metadata, then not kept (Artifact.Path is empty); the collection version
+	// its metadata, then not kept (gitArtifact.Path is empty); the collection version
 	// records the artifact's digest and size and RemoteURL as its remote artifact.
 	MetadataOnly bool
 }
 
-// Artifact is a collection built from one commit of a git repository.
-type Artifact struct {
+// gitArtifact is a collection built from one commit of a git repository.
+type gitArtifact struct {
 	// Path is the .tar.gz in a temporary file of its own, which the caller removes
 	// (Remove); "" with MetadataOnly.
 	Path      string
@@ -35,20 +37,28 @@ type Artifact struct {
 }
 
 // Remove removes the artifact's file, if any.
-func (a *Artifact) Remove() error {
+func (a *gitArtifact) Remove() error {
 	if a.Path == "" {
 		return nil
 	}
 	return os.Remove(a.Path)
 }
 
-// Build fetches the ref, builds the collection at the root of its tree as
+// gitLimits are the artifact's own bounds (collection.DefaultLimits: what could be built
+// from the tree could not be imported anyway) and ten minutes, for what l leaves zero.
+func gitLimits(l gitsource.Limits) gitsource.Limits {
+	c := collection.DefaultLimits()
+	return l.Or(gitsource.Limits{Fetched: c.Compressed, Files: c.Entries, Checkout: c.Uncompressed, PathLen: c.PathLen, Depth: c.Depth, Timeout: 10 * time.Minute})
+}
+
+// buildGit fetches the ref, builds the collection at the root of its tree as
 // `ansible-galaxy collection build` would (collection.Build), and reads the artifact
 // back (collection.Read) as pulp_ansible's git sync hands it to galaxy-importer. The
-// checkout is removed before Build returns. Errors are an *Error of the fetch, or a
+// checkout is removed before buildGit returns. Errors are a *gitsource.Error of the fetch, or a
 // *collection.Error (wrapped with the URL and commit) of the build or the read.
-func Build(ctx context.Context, opt BuildOptions) (*Artifact, error) {
-	co, err := Fetch(ctx, opt.Options)
+func buildGit(ctx context.Context, opt gitBuildOptions) (*gitArtifact, error) {
+	opt.Limits = gitLimits(opt.Limits)
+	co, err := gitsource.Fetch(ctx, opt.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +76,7 @@ func Build(ctx context.Context, opt BuildOptions) (*Artifact, error) {
 	if err != nil {
 		return nil, fail("making a temporary file", err)
 	}
-	a := &Artifact{Path: f.Name(), Commit: co.Commit, RemoteURL: strings.TrimRight(opt.URL, "/") + "/commit/" + co.Commit}
+	a := &gitArtifact{Path: f.Name(), Commit: co.Commit, RemoteURL: strings.TrimRight(opt.URL, "/") + "/commit/" + co.Commit}
 	ok := false
 	defer func() {
 		if !ok || opt.MetadataOnly {

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"pith/content/ansible/collection"
 	"pith/content/download"
 	"pith/secret"
 )
@@ -39,6 +38,10 @@ type Options struct {
 	TempDir string
 	// AllowLocal lets URL be a file:// URL or a local path (tests); remotes never do.
 	AllowLocal bool
+	// Raw checks the blobs out as stored, with no attribute of the repository's
+	// .gitattributes applied (no line-ending conversion, no ident expansion, no
+	// working-tree-encoding), as pulp_file reads them.
+	Raw bool
 }
 
 // Limits bound one fetch; a zero field takes DefaultLimits' value.
@@ -51,15 +54,14 @@ type Limits struct {
 	Timeout  time.Duration // the whole fetch and checkout
 }
 
-// DefaultLimits are the artifact's own bounds (collection.DefaultLimits: what could be
-// built from the tree could not be imported anyway) and ten minutes.
+// DefaultLimits bound a fetch no caller bounds more closely: 1 GiB received, 100,000
+// entries, 4 GiB of files, paths of 1,024 bytes and 32 levels, thirty minutes.
 func DefaultLimits() Limits {
-	c := collection.DefaultLimits()
-	return Limits{Fetched: c.Compressed, Files: c.Entries, Checkout: c.Uncompressed, PathLen: c.PathLen, Depth: c.Depth, Timeout: 10 * time.Minute}
+	return Limits{Fetched: 1 << 30, Files: 100000, Checkout: 4 << 30, PathLen: 1024, Depth: 32, Timeout: 30 * time.Minute}
 }
 
-func (l Limits) withDefaults() Limits {
-	d := DefaultLimits()
+// Or returns l with each zero field taken from d.
+func (l Limits) Or(d Limits) Limits {
 	orDefault(&l.Fetched, d.Fetched)
 	orDefault(&l.Files, d.Files)
 	orDefault(&l.Checkout, d.Checkout)
@@ -124,7 +126,7 @@ func (c *Checkout) Close() error { return os.RemoveAll(c.tmp) }
 // Fetch fetches one ref of a repository, shallowly, and checks its tree out into a new
 // temporary directory. The caller closes the Checkout.
 func Fetch(ctx context.Context, opt Options) (*Checkout, error) {
-	lim := opt.Limits.withDefaults()
+	lim := opt.Limits.Or(DefaultLimits())
 	fail := func(kind error, err error, format string, args ...any) *Error {
 		return &Error{URL: opt.URL, Ref: opt.Ref, Kind: kind, Msg: fmt.Sprintf(format, args...), Err: err}
 	}
@@ -189,12 +191,23 @@ func Fetch(ctx context.Context, opt Options) (*Checkout, error) {
 	if err := g.checkTree(commit, lim, fail); err != nil {
 		return nil, wrap(err, "listing the tree")
 	}
+	if opt.Raw {
+		// info/attributes overrides every .gitattributes of the tree.
+		info := filepath.Join(g.dir, "info")
+		if err := errors.Join(os.MkdirAll(info, 0o700), os.WriteFile(filepath.Join(info, "attributes"), []byte(rawAttributes), 0o600)); err != nil {
+			return nil, fail(ErrFetch, err, "writing the attributes: %v", err)
+		}
+	}
 	if err := g.run(nil, nil, "--work-tree="+co.Dir, "read-tree", "--reset", "-u", commit); err != nil {
 		return nil, wrap(err, "checking out "+commit)
 	}
 	co.Commit, ok = commit, true
 	return co, nil
 }
+
+// rawAttributes unsets every attribute that changes a file on checkout (filter drivers
+// are never configured).
+const rawAttributes = "* -text -eol -ident -filter -working-tree-encoding\n"
 
 var hexRef = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 

@@ -59,7 +59,7 @@ func (s *Server) scopeCond(ctx context.Context, c *caller, sc scoping) (string, 
 		// Content some visible repository holds: each holding is checked against its
 		// repository by primary key. Written as a join, SQLite without statistics scans the
 		// repositories and seeks their holdings, twice as slow (docs/benchmarks.md).
-		repos, args, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type")
+		repos, args, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type", false)
 		if err != nil || repos == "1 = 0" {
 			return repos, nil, err
 		}
@@ -69,7 +69,7 @@ func (s *Server) scopeCond(ctx context.Context, c *caller, sc scoping) (string, 
 		return sc.content + ` IN (SELECT rc.content_id FROM repository_content rc WHERE EXISTS (SELECT 1 FROM repositories rr WHERE rr.id = rc.repository_id AND ` +
 			repos + `))`, args, nil
 	case sc.repo != "":
-		repos, args, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type")
+		repos, args, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type", false)
 		if err != nil || repos == "" || repos == "1 = 0" {
 			return repos, args, err
 		}
@@ -82,9 +82,9 @@ func (s *Server) scopeCond(ctx context.Context, c *caller, sc scoping) (string, 
 		return sc.group + ` IN (SELECT tt.task_group_id FROM tasks tt WHERE tt.task_group_id IS NOT NULL AND tt.parent_task_id IS NULL AND ` +
 			orTrue(tasks) + `)`, args, nil
 	case sc.typ != "":
-		return s.typedCond(ctx, c, sc.viewset, sc.id, sc.typ)
+		return s.typedCond(ctx, c, sc.viewset, sc.id, sc.typ, true)
 	}
-	return s.objectCond(ctx, c, sc.viewset, sc.id)
+	return s.objectCond(ctx, c, sc.viewset, sc.id, true)
 }
 
 func orTrue(cond string) string {
@@ -95,8 +95,9 @@ func orTrue(cond string) string {
 }
 
 // objectCond: the row's object is one the caller holds the viewset's scope permission
-// on ("" when it holds it on every object, or the policy names none).
-func (s *Server) objectCond(ctx context.Context, c *caller, viewset, idCol string) (string, []any, error) {
+// on ("" when it holds it on every object, or the policy names none); perRow as
+// meta.Granted's: true for a list's own rows, false inside a subquery read as a set.
+func (s *Server) objectCond(ctx context.Context, c *caller, viewset, idCol string, perRow bool) (string, []any, error) {
 	pol, _, err := s.policies.get(ctx, s.db, viewset)
 	if err != nil || !pol.Scoped() {
 		return "", nil, err
@@ -108,14 +109,14 @@ func (s *Server) objectCond(ctx context.Context, c *caller, viewset, idCol strin
 	if ok, err := c.hasModelPerm(perm); ok || err != nil {
 		return "", nil, err
 	}
-	return meta.Granted(ctx, s.db, idCol, c.subject.ID, s.env.ModelOf(viewset+"/"), perm)
+	return meta.Granted(ctx, s.db, idCol, c.subject.ID, s.env.ModelOf(viewset+"/"), perm, perRow)
 }
 
 // typedCond is the condition of a list of every type under a collection
 // ("repositories"): each row meets its own type's condition. Rows of a type whose
 // viewset has no policy of its own (administrators only: certguard's guards) are not
 // shown, where Pulp shows them all (its fallback policy scopes nothing).
-func (s *Server) typedCond(ctx context.Context, c *caller, collection, idCol, typCol string) (string, []any, error) {
+func (s *Server) typedCond(ctx context.Context, c *caller, collection, idCol, typCol string, perRow bool) (string, []any, error) {
 	var conds []string
 	var args []any
 	open := true
@@ -128,7 +129,7 @@ func (s *Server) typedCond(ctx context.Context, c *caller, collection, idCol, ty
 			open = false
 			continue
 		}
-		cond, a, err := s.objectCond(ctx, c, viewset, idCol)
+		cond, a, err := s.objectCond(ctx, c, viewset, idCol, perRow)
 		if err != nil {
 			return "", nil, err
 		}

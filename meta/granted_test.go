@@ -62,28 +62,30 @@ func TestGranted(t *testing.T) {
 			_, err := meta.AddGrant(ctx, db, g.h, g.role, g.o)
 			must(err)
 		}
-		for _, tc := range []struct {
-			user int64
-			want []string
-		}{
-			{ann, []string{"both", "direct"}},
-			{bob, []string{"both", "group"}},
-			{cid, []string{"cids"}},
-			{dan, nil},
-		} {
-			var l meta.List
-			cond, args, err := meta.Granted(ctx, db, "r.pulp_id", tc.user, "file.filerepository", "file.view_filerepository")
-			must(err)
-			l.And(cond, args...)
-			got, n, err := meta.ListRepositories(ctx, db, l)
-			must(err)
-			var names []string
-			for _, r := range got {
-				names = append(names, r.Name)
-			}
-			slices.Sort(names)
-			if !slices.Equal(names, tc.want) || n != int64(len(tc.want)) {
-				t.Errorf("user %d sees %v (count %d), want %v", tc.user, names, n, tc.want)
+		for _, perRow := range []bool{false, true} {
+			for _, tc := range []struct {
+				user int64
+				want []string
+			}{
+				{ann, []string{"both", "direct"}},
+				{bob, []string{"both", "group"}},
+				{cid, []string{"cids"}},
+				{dan, nil},
+			} {
+				var l meta.List
+				cond, args, err := meta.Granted(ctx, db, "r.pulp_id", tc.user, "file.filerepository", "file.view_filerepository", perRow)
+				must(err)
+				l.And(cond, args...)
+				got, n, err := meta.ListRepositories(ctx, db, l)
+				must(err)
+				var names []string
+				for _, r := range got {
+					names = append(names, r.Name)
+				}
+				slices.Sort(names)
+				if !slices.Equal(names, tc.want) || n != int64(len(tc.want)) {
+					t.Errorf("perRow %v: user %d sees %v (count %d), want %v", perRow, tc.user, names, n, tc.want)
+				}
 			}
 		}
 	})

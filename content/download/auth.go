@@ -16,20 +16,35 @@ import (
 // maxTokenAnswer bounds the SSO server's answer: a JSON object with a token or two.
 const maxTokenAnswer = 1 << 20
 
-// bearer is the access token a downloader obtained from its AuthURL, shared by all its
-// requests; one of them obtains it at a time.
-type bearer struct {
+// credential is what a downloader obtains once and sends with every request (the
+// Authorization header of an access token from its AuthURL, or a ULN session key),
+// shared by all its requests; one of them obtains it at a time.
+type credential struct {
 	mu    sync.Mutex
-	token string // "" until obtained, and after a 401
+	value string // "" until obtained, and after it was refused
 }
 
-// expire forgets the token a request was refused with, unless another request has
+// get is the credential, obtained first when there is none.
+func (c *credential) get(ctx context.Context, obtain func(context.Context) (string, error)) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.value == "" {
+		v, err := obtain(ctx)
+		if err != nil {
+			return "", err
+		}
+		c.value = v
+	}
+	return c.value, nil
+}
+
+// expire forgets the credential a request was refused with, unless another request has
 // replaced it meanwhile.
-func (b *bearer) expire(auth string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if "Bearer "+b.token == auth {
-		b.token = ""
+func (c *credential) expire(v string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.value == v {
+		c.value = ""
 	}
 }
 
@@ -40,16 +55,10 @@ func (d *Downloader) authorization(ctx context.Context) (string, error) {
 	if d.cfg.AuthURL == "" {
 		return "Token " + d.cfg.Token, nil
 	}
-	d.bearer.mu.Lock()
-	defer d.bearer.mu.Unlock()
-	if d.bearer.token == "" {
+	return d.cred.get(ctx, func(ctx context.Context) (string, error) {
 		tok, err := d.obtain(ctx)
-		if err != nil {
-			return "", err
-		}
-		d.bearer.token = tok
-	}
-	return "Bearer " + d.bearer.token, nil
+		return "Bearer " + tok, err
+	})
 }
 
 // obtain asks the SSO server at AuthURL for an access token, the token being the

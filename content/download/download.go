@@ -109,9 +109,8 @@ type Downloader struct {
 	host    string // the remote's host, where its headers and credentials go; "" without a URL
 	client  *http.Client
 	gate    *gate
-	limiter *limiter // nil when unlimited
-	bearer  bearer   // the access token obtained from AuthURL
-	uln     ulnSession
+	limiter *limiter   // nil when unlimited
+	cred    credential // the access token obtained from AuthURL, or the ULN session key
 
 	// Knobs for tests.
 	backoff       time.Duration // base backoff before the first retry

@@ -134,11 +134,7 @@ func (d *Downloader) request(ctx context.Context, u string, t *ticket) (*http.Re
 	if err == nil && auth != "" && d.refused(resp.StatusCode) {
 		io.CopyN(io.Discard, resp.Body, 4<<10)
 		resp.Body.Close()
-		if d.cfg.ULNServer != "" {
-			d.uln.expire(auth)
-		} else {
-			d.bearer.expire(auth)
-		}
+		d.cred.expire(auth)
 		resp, _, err = d.send(ctx, u)
 	}
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"pith/secret"
@@ -22,23 +21,6 @@ const ULNKeyHeader = "X-ULN-API-User-Key"
 
 // maxULNAnswer bounds the ULN server's XML-RPC answer: one string or one fault.
 const maxULNAnswer = 64 << 10
-
-// ulnSession is the session key a downloader obtained from its ULN server, shared by
-// all its requests; one of them logs in at a time.
-type ulnSession struct {
-	mu  sync.Mutex
-	key string // "" until logged in, and after the key was refused
-}
-
-// expire forgets the key a request was refused with, unless another request has
-// logged in again meanwhile.
-func (s *ulnSession) expire(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.key == key {
-		s.key = ""
-	}
-}
 
 // isULN reports whether u is a ULN URL (uln://<channel label>/<path>).
 func isULN(u string) bool { return strings.HasPrefix(strings.ToLower(u), "uln://") }
@@ -54,18 +36,7 @@ func (d *Downloader) ulnURL(u string) (string, error) {
 }
 
 // ulnKey is the session key of the ULN login, logging in when there is none.
-func (d *Downloader) ulnKey(ctx context.Context) (string, error) {
-	d.uln.mu.Lock()
-	defer d.uln.mu.Unlock()
-	if d.uln.key == "" {
-		key, err := d.ulnLogin(ctx)
-		if err != nil {
-			return "", err
-		}
-		d.uln.key = key
-	}
-	return d.uln.key, nil
-}
+func (d *Downloader) ulnKey(ctx context.Context) (string, error) { return d.cred.get(ctx, d.ulnLogin) }
 
 // ulnLogin calls auth.login(username, password) on the ULN server's XML-RPC API
 // (<server>/rpc/api) through the remote's proxy and TLS settings, and returns the

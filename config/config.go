@@ -37,6 +37,12 @@ type Config struct {
 	LogLevel                string `json:"log_level"`      // debug, info, warn, error
 
 	AllowedChecksums []string `json:"allowed_checksums"`
+	// AllowedExportPaths are the directories exporters may write below (Pulp's
+	// ALLOWED_EXPORT_PATHS); none refuses every export.
+	AllowedExportPaths []string `json:"allowed_export_paths"`
+	// AllowedImportPaths are the directories imports may read from (Pulp's
+	// ALLOWED_IMPORT_PATHS); none refuses every import.
+	AllowedImportPaths []string `json:"allowed_import_paths"`
 	// OrphanProtectionMinutes keeps new unreferenced content from orphan cleanup.
 	OrphanProtectionMinutes int `json:"orphan_protection_minutes"`
 	// PublicationGraceMinutes keeps a superseded publication servable.
@@ -171,6 +177,10 @@ func settings() []setting {
 		{"pprof-listen", "serve Go's profiler (/debug/pprof/) on this host:port, apart from the API (default: off)", str(func(c *Config) *string { return &c.PprofListen })},
 		{"allowed-checksums", "comma-separated digests to record (sha256 always)",
 			func(c *Config, v string) error { c.AllowedChecksums = strings.Split(v, ","); return nil }},
+		{"allowed-export-paths", "comma-separated directories exporters may write below (default: none, every export refused)",
+			func(c *Config, v string) error { c.AllowedExportPaths = paths(v); return nil }},
+		{"allowed-import-paths", "comma-separated directories imports may read from (default: none, every import refused)",
+			func(c *Config, v string) error { c.AllowedImportPaths = paths(v); return nil }},
 		{"orphan-protection-minutes", "minutes new unreferenced content is safe from orphan cleanup",
 			num("orphan-protection-minutes", func(c *Config) *int { return &c.OrphanProtectionMinutes })},
 		{"publication-grace-minutes", "minutes a superseded publication stays servable",
@@ -225,6 +235,18 @@ func (c Config) Diagnostics() ([]string, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// paths splits a comma-separated list of paths, dropping empty entries (an empty
+// value is an empty list).
+func paths(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // TrustedProxies parses AuthTrustedProxies.
@@ -358,6 +380,16 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.Diagnostics(); err != nil {
 		return err
+	}
+	for _, f := range []struct {
+		name  string
+		paths []string
+	}{{"allowed-export-paths", c.AllowedExportPaths}, {"allowed-import-paths", c.AllowedImportPaths}} {
+		for _, p := range f.paths {
+			if !filepath.IsAbs(p) {
+				return fmt.Errorf("%s: %q is not an absolute path", f.name, p)
+			}
+		}
 	}
 	if c.AuthHeader != "" && len(proxies) == 0 {
 		return errors.New("auth-header: needs --auth-trusted-proxies, the addresses of the proxies that set it (anyone else could name any user)")

@@ -28,6 +28,9 @@ type Core struct {
 	owner map[string]Type // a kind's type ("rpm.package", "rpm.rpm") → the type declaring it
 	// maxMetadata is the most bytes FetchTemp stages for one file.
 	maxMetadata int64
+	// ExportPaths and ImportPaths are the directories exports may write below and
+	// imports read from (AllowedPath).
+	ExportPaths, ImportPaths []string
 }
 
 // Config is what a Core is made of.
@@ -42,6 +45,9 @@ type Config struct {
 	// MaxMetadataSize bounds a metadata file a sync stages (FetchTemp), in bytes;
 	// 0 is DefaultMaxMetadataSize.
 	MaxMetadataSize int64
+	// AllowedExportPaths and AllowedImportPaths are the directories exports may write
+	// below and imports read from; none refuses every export or import.
+	AllowedExportPaths, AllowedImportPaths []string
 }
 
 // DefaultMaxMetadataSize is the default bound of a staged metadata file: several times
@@ -61,7 +67,8 @@ func NewCore(cfg Config) *Core {
 	if cfg.MaxMetadataSize <= 0 {
 		cfg.MaxMetadataSize = DefaultMaxMetadataSize
 	}
-	c := &Core{DB: cfg.DB, Store: cfg.Store, Log: cfg.Log, maxMetadata: cfg.MaxMetadataSize, env: env, owner: map[string]Type{}}
+	c := &Core{DB: cfg.DB, Store: cfg.Store, Log: cfg.Log, maxMetadata: cfg.MaxMetadataSize, env: env,
+		ExportPaths: cfg.AllowedExportPaths, ImportPaths: cfg.AllowedImportPaths, owner: map[string]Type{}}
 	c.table = rest.NewTable(env)
 	return c
 }

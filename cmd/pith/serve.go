@@ -305,7 +305,7 @@ func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *
 	n := &node{db: db, store: store, queue: q, tls: srvTLS, log: log}
 	inv := &invalidator{db: db}
 	core := content.NewCore(content.Config{DB: db, Store: store, Queue: q, Log: log, Invalidate: inv.Invalidate,
-		MaxMetadataSize: int64(cfg.MaxMetadataMiB) << 20})
+		MaxMetadataSize: int64(cfg.MaxMetadataMiB) << 20, AllowedExportPaths: cfg.AllowedExportPaths, AllowedImportPaths: cfg.AllowedImportPaths})
 	ts, err := types(ctx, core, cfg)
 	if err != nil {
 		return nil, err

@@ -45,7 +45,7 @@ type crud struct {
 func Tasks(core *content.Core, gracePeriod time.Duration) map[string]task.Func {
 	c := &crud{core: core, gracePeriod: gracePeriod}
 	return map[string]task.Func{rest.CreateTask: c.create, updateTask: c.runUpdate, deleteTask: c.runDelete,
-		replicateTask: c.replicate, finalizeTask: c.finalize}
+		replicateTask: c.replicate, finalizeTask: c.finalize, pulpExportTask: c.pulpExport, pulpImportTask: c.pulpImport}
 }
 
 // errDryRun rolls back a validation transaction.

@@ -129,6 +129,7 @@ func (s *Server) coreOps(t *rest.Table) []rest.Op {
 	}
 	ops = append(ops, s.guardOps(t)...)
 	ops = append(ops, s.upstreamOps(t)...)
+	ops = append(ops, s.importerOps(t)...)
 	return append(ops, s.accessOps(t)...)
 }
 

@@ -192,10 +192,13 @@ func (w *Writer) release() {
 // Written is the number of bytes written so far.
 func (w *Writer) Written() int64 { return w.n }
 
-func (w *Writer) digests() Digests {
-	d := Digests{Size: w.n}
-	for i, name := range w.names {
-		v := hex.EncodeToString(w.hashes[i].Sum(nil))
+func (w *Writer) digests() Digests { return digestsOf(w.names, w.hashes, w.n) }
+
+// digestsOf renders finished hashes by name.
+func digestsOf(names []string, hashes []hash.Hash, n int64) Digests {
+	d := Digests{Size: n}
+	for i, name := range names {
+		v := hex.EncodeToString(hashes[i].Sum(nil))
 		switch name {
 		case "md5":
 			d.MD5 = v

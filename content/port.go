@@ -27,8 +27,6 @@ type Port struct {
 	// App is the type's Django app label, in versions.json and as the prefix of its
 	// repositories' pulp_type ("file", "rpm").
 	App string
-	// Version is the plugin version stamped in versions.json for App.
-	Version string
 	// RepositoryResource is the member name of the type's repository resource in a
 	// version's directory ("pulp_file.app.modelresource.FileRepositoryResource.json").
 	RepositoryResource string

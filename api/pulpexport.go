@@ -1,0 +1,463 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"pith/api/href"
+	"pith/blob"
+	"pith/content"
+	"pith/content/port"
+	"pith/meta"
+	"pith/task"
+)
+
+// The pulp export task (Pulp's pulp_export): the versions of a pulp exporter's
+// repositories written in Pulp's format below the exporter's path (package
+// content/port), streamed into the tar or its chunks, with a table of contents.
+
+// exportDomain is the pulp_domain of every row pith exports: pith has one domain, and
+// an importer replaces the column with its own.
+const exportDomain = "00000000-0000-0000-0000-000000000000"
+
+// portBatch is how many units or artifacts an export reads per query.
+const portBatch = 500
+
+// exporterHref and exportHref are the hrefs of an exporter of a kind and of its exports.
+func exporterHref(kind, id string) string {
+	return href.Root + "exporters/core/" + kind + "/" + id + "/"
+}
+
+func exportHref(kind, exporterID, id string) string {
+	return exporterHref(kind, exporterID) + "exports/" + id + "/"
+}
+
+// exportedVersion is a version an export writes, with its repository and type.
+type exportedVersion struct {
+	repo meta.Repository
+	n    int64
+	port content.Port
+}
+
+// parseVersionRef reads "repository pulp_id/number".
+func parseVersionRef(s string) (string, int64, error) {
+	id, num, ok := strings.Cut(s, "/")
+	n, err := strconv.ParseInt(num, 10, 64)
+	if !ok || err != nil {
+		return "", 0, fmt.Errorf("version %q is not repository/number", s)
+	}
+	return id, n, nil
+}
+
+// portOf is the Port of a repository's type, or an error naming the repository.
+func (c *crud) portOf(repo meta.Repository) (content.Port, error) {
+	t, ok := c.core.TypeOf(repo.Type)
+	if !ok {
+		return content.Port{}, fmt.Errorf("repository %q: type %s is not served here", repo.Name, repo.Type)
+	}
+	p, ok := t.(content.Porter)
+	if !ok {
+		return content.Port{}, fmt.Errorf("repository %q: %s repositories cannot be exported", repo.Name, repo.Type)
+	}
+	return p.Port(), nil
+}
+
+// componentVersion is the version pith claims for a component (versions.json).
+func (c *crud) componentVersion(name string) string {
+	for _, v := range Versions(c.core.Types()) {
+		if v.Component == name {
+			return v.Version
+		}
+	}
+	return ""
+}
+
+// exportState is what an export records of itself in its attrs.
+type exportState struct {
+	Params            json.RawMessage   `json:"params"`
+	ExportedResources []string          `json:"exported_resources"`
+	OutputFileInfo    map[string]string `json:"output_file_info"`
+	TOCInfo           map[string]any    `json:"toc_info"`
+	// Versions are the versions exported ("repository pulp_id/number"), the bases of
+	// the next incremental export.
+	Versions []string `json:"versions"`
+}
+
+func (c *crud) pulpExport(ctx context.Context, r *task.Run) error {
+	var a pulpExportArgs
+	if err := r.Args(&a); err != nil {
+		return err
+	}
+	db := c.core.DB
+	x, err := meta.ExporterByPulpID(ctx, db, a.Exporter)
+	if err != nil {
+		return err
+	}
+	dir, err := content.AllowedPath(c.core.ExportPaths, x.Path)
+	if err != nil {
+		return fmt.Errorf("Path '%s' is not an allowed export path", x.Path)
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("Path '%s' must be a directory path", x.Path)
+	}
+	versions, err := c.exportVersions(ctx, a.Versions)
+	if err != nil {
+		return err
+	}
+	var base []meta.VersionKey
+	if !a.Full {
+		refs := a.StartVersions
+		if len(refs) == 0 && x.LastExport != nil {
+			last, err := meta.ExportByID(ctx, db, *x.LastExport)
+			if err != nil {
+				return err
+			}
+			var st exportState
+			json.Unmarshal(last.Attrs, &st)
+			refs = st.Versions
+		}
+		if base, err = baseVersions(ctx, db, versions, refs); err != nil {
+			return err
+		}
+	}
+	taskID := r.Task.PulpID
+	st := exportState{Params: a.Params, OutputFileInfo: map[string]string{}}
+	if len(st.Params) == 0 {
+		st.Params = json.RawMessage("{}")
+	}
+	for _, v := range versions {
+		st.ExportedResources = append(st.ExportedResources, href.Version(v.repo.Type, v.repo.PulpID, v.n))
+		st.Versions = append(st.Versions, v.repo.PulpID+"/"+strconv.FormatInt(v.n, 10))
+	}
+	attrs, _ := json.Marshal(st)
+	e, err := meta.CreateExport(ctx, db, meta.Export{ExporterID: x.ID, Task: &taskID, Attrs: attrs})
+	if err != nil {
+		return err
+	}
+	r.Created(exportHref(x.Kind, x.PulpID, e.PulpID))
+	keys := make([]meta.VersionKey, len(versions))
+	for i, v := range versions {
+		keys[i] = meta.VersionKey{RepositoryID: v.repo.ID, Number: v.n}
+	}
+	if path, err := meta.UnstoredFile(ctx, db, keys); err != nil {
+		return err
+	} else if path != "" {
+		return fmt.Errorf("Remote artifacts cannot be exported. (%s is not downloaded)", path)
+	}
+	name := filepath.Join(dir, fmt.Sprintf("export-%s-%s.tar", e.PulpID, time.Now().UTC().Format("20060102_1504")))
+	out, err := port.Create(name, a.ChunkSize)
+	if err != nil {
+		return fmt.Errorf("export to %s: %w", x.Path, err)
+	}
+	defer out.Abort()
+	if err := c.writeExport(ctx, r, out, versions, keys, base); err != nil {
+		return err
+	}
+	m := map[string]any{}
+	if len(a.Meta) > 0 {
+		if err := json.Unmarshal(a.Meta, &m); err != nil {
+			return fmt.Errorf("meta: %w", err)
+		}
+	}
+	res, err := out.Finish(ctx, m)
+	if err != nil {
+		return fmt.Errorf("export to %s: %w", x.Path, err)
+	}
+	for _, f := range res.Files {
+		st.OutputFileInfo[f.Path] = f.CRC
+	}
+	st.OutputFileInfo[res.TOC] = res.TOCSHA256
+	delete(m, "checksum_type")
+	st.TOCInfo = map[string]any{"file": res.TOC, "sha256": res.TOCSHA256, "meta": m}
+	e.Attrs, _ = json.Marshal(st)
+	return meta.FinishExport(ctx, db, e)
+}
+
+// exportVersions reads the versions an export writes.
+func (c *crud) exportVersions(ctx context.Context, refs []string) ([]exportedVersion, error) {
+	var out []exportedVersion
+	for _, ref := range refs {
+		id, n, err := parseVersionRef(ref)
+		if err != nil {
+			return nil, err
+		}
+		repo, err := meta.RepositoryByPulpID(ctx, c.core.DB, id)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := meta.VersionByNumber(ctx, c.core.DB, repo.ID, n); err != nil {
+			return nil, err
+		}
+		p, err := c.portOf(repo)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, exportedVersion{repo: repo, n: n, port: p})
+	}
+	return out, nil
+}
+
+// baseVersions matches the base versions of an incremental export to the versions
+// exported, by repository; a repository without a base fails, as in Pulp.
+func baseVersions(ctx context.Context, q meta.Querier, versions []exportedVersion, refs []string) ([]meta.VersionKey, error) {
+	byRepo := map[string]int64{}
+	for _, ref := range refs {
+		id, n, err := parseVersionRef(ref)
+		if err != nil {
+			return nil, err
+		}
+		byRepo[id] = n
+	}
+	var out []meta.VersionKey
+	for _, v := range versions {
+		n, ok := byRepo[v.repo.PulpID]
+		if !ok {
+			return nil, fmt.Errorf("repository %q has no version to start an incremental export from (it was not in the last export)", v.repo.Name)
+		}
+		if _, err := meta.VersionByNumber(ctx, q, v.repo.ID, n); err != nil {
+			return nil, fmt.Errorf("the start version %d of repository %q: %w", n, v.repo.Name, err)
+		}
+		out = append(out, meta.VersionKey{RepositoryID: v.repo.ID, Number: n})
+	}
+	return out, nil
+}
+
+// writeExport writes the members of an export, in Pulp's order.
+func (c *crud) writeExport(ctx context.Context, r *task.Run, out *port.Export, versions []exportedVersion, keys, base []meta.VersionKey) error {
+	db := c.core.DB
+	comps := []map[string]string{{"component": "core", "version": c.componentVersion("core")}}
+	seen := map[string]bool{}
+	for _, v := range versions {
+		if !seen[v.port.App] {
+			seen[v.port.App] = true
+			comps = append(comps, map[string]string{"component": v.port.App, "version": c.componentVersion(v.port.App)})
+		}
+	}
+	if err := out.JSON("versions.json", comps); err != nil {
+		return err
+	}
+	// The artifacts, then their rows (with every digest an importer requires: those the
+	// store did not record are computed as the blob is written).
+	arts, err := out.Resource("pulpcore.app.modelresource.ArtifactResource.json", "file", "size", "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "pulp_domain")
+	if err != nil {
+		return err
+	}
+	prog := r.Progress("export.artifacts", "Exporting Artifacts", -1)
+	var count int64
+	for after := int64(0); ; {
+		page, err := meta.ExportArtifacts(ctx, db, keys, base, after, portBatch)
+		if err != nil {
+			return err
+		}
+		if len(page) == 0 {
+			break
+		}
+		for _, a := range page {
+			if err := c.exportArtifact(ctx, out, arts, a); err != nil {
+				return err
+			}
+			count++
+			prog.Add(1)
+		}
+		after = page[len(page)-1].ID
+	}
+	prog.SetTotal(count)
+	prog.Finish(nil)
+	if err := arts.Close(); err != nil {
+		return err
+	}
+	// Every repository of the export, with Pulp's core columns.
+	repos, err := out.Resource("pulpcore.app.modelresource.RepositoryResource.json",
+		"pulp_type", "name", "description", "retain_repo_versions", "retain_checkpoints", "user_hidden", "pulp_domain")
+	if err != nil {
+		return err
+	}
+	for _, v := range versions {
+		if err := repos.Row(v.repo.Type, v.repo.Name, v.repo.Description, v.repo.RetainVersions, nil, false, exportDomain); err != nil {
+			return err
+		}
+	}
+	if err := repos.Close(); err != nil {
+		return err
+	}
+	for _, v := range versions {
+		if err := c.exportVersion(ctx, r, out, v); err != nil {
+			return fmt.Errorf("repository %q version %d: %w", v.repo.Name, v.n, err)
+		}
+	}
+	return nil
+}
+
+// exportArtifact writes an artifact's blob and its row.
+func (c *crud) exportArtifact(ctx context.Context, out *port.Export, rows content.RowWriter, a meta.Artifact) error {
+	name := "artifact/" + a.SHA256[:2] + "/" + a.SHA256[2:]
+	rd, err := c.core.Store.Open(ctx, a.SHA256)
+	if err != nil {
+		if errors.Is(err, blob.ErrNotFound) {
+			return fmt.Errorf("artifact %s is missing from storage (repair finds and refetches it)", a.SHA256)
+		}
+		return err
+	}
+	defer rd.Close()
+	var missing []string
+	for _, m := range []struct {
+		name string
+		v    *string
+	}{{"sha224", a.SHA224}, {"sha384", a.SHA384}, {"sha512", a.SHA512}} {
+		if m.v == nil {
+			missing = append(missing, m.name)
+		}
+	}
+	hr := blob.NewHashReader(rd, missing)
+	if err := out.Member(name, a.Size, hr); err != nil {
+		return err
+	}
+	if err := hr.Check(a.SHA256); err != nil {
+		return fmt.Errorf("artifact %s in storage: %w (repair refetches it)", a.SHA256, err)
+	}
+	d := hr.Digests()
+	pick := func(have *string, computed string) any {
+		if have != nil {
+			return *have
+		}
+		return computed
+	}
+	return rows.Row(name, a.Size, a.MD5, a.SHA1, pick(a.SHA224, d.SHA224), a.SHA256, pick(a.SHA384, d.SHA384), pick(a.SHA512, d.SHA512), exportDomain)
+}
+
+// exportVersion writes a version's directory: the type's repository row, the type's
+// resources, the files of its units and, when the type mapped units, content_mapping.
+func (c *crud) exportVersion(ctx context.Context, r *task.Run, out *port.Export, v exportedVersion) error {
+	dir := fmt.Sprintf("repository-%s_%d/", v.repo.Name, v.n)
+	rw, err := out.Resource(dir+v.port.RepositoryResource, append([]string{"pulp_type", "name", "description", "retain_repo_versions",
+		"retain_checkpoints", "user_hidden", "pulp_domain"}, v.port.RepositoryColumns...)...)
+	if err != nil {
+		return err
+	}
+	own, err := v.port.RepositoryRow(v.repo)
+	if err != nil {
+		return err
+	}
+	if err := rw.Row(append([]any{v.repo.Type, v.repo.Name, v.repo.Description, v.repo.RetainVersions, nil, false, exportDomain}, own...)...); err != nil {
+		return err
+	}
+	if err := rw.Close(); err != nil {
+		return err
+	}
+	version, err := meta.VersionByNumber(ctx, c.core.DB, v.repo.ID, v.n)
+	if err != nil {
+		return err
+	}
+	po := &portOut{c: c, out: out, dir: dir, repo: v.repo, version: version, key: meta.VersionKey{RepositoryID: v.repo.ID, Number: v.n}}
+	if err := v.port.Export(ctx, po); err != nil {
+		return err
+	}
+	// The files of every unit of the version, and of units the type mapped besides.
+	files, err := out.Resource(dir+"pulpcore.app.modelresource.ContentArtifactResource.json", "artifact", "content", "relative_path")
+	if err != nil {
+		return err
+	}
+	var n int64
+	writeFiles := func(ids []int64) error {
+		fs, err := meta.PortFiles(ctx, c.core.DB, ids)
+		if err != nil {
+			return err
+		}
+		for _, f := range fs {
+			if err := files.Row(f.SHA256, f.ContentPulpID, f.RelativePath); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	inVersion := map[int64]bool{}
+	err = po.Units(ctx, func(units []meta.Content) error {
+		ids := make([]int64, len(units))
+		for i, u := range units {
+			ids[i] = u.ID
+			if len(po.extra) > 0 {
+				inVersion[u.ID] = true
+			}
+		}
+		n += int64(len(units))
+		return writeFiles(ids)
+	})
+	if err != nil {
+		return err
+	}
+	var extra []int64
+	for id := range po.extra {
+		if !inVersion[id] {
+			extra = append(extra, id)
+		}
+	}
+	if err := writeFiles(extra); err != nil {
+		return err
+	}
+	if err := files.Close(); err != nil {
+		return err
+	}
+	if po.mapping != nil {
+		if err := out.JSON(dir+"content_mapping.json", po.mapping); err != nil {
+			return err
+		}
+	}
+	p := r.Progress("export.repo.version.content", fmt.Sprintf("Exporting content for %s repository-version %s/%d", v.port.App, v.repo.Name, v.n), n)
+	p.Add(n)
+	p.Finish(nil)
+	return nil
+}
+
+// portOut is content.PortOut over an export being written.
+type portOut struct {
+	c       *crud
+	out     *port.Export
+	dir     string
+	repo    meta.Repository
+	version meta.Version
+	key     meta.VersionKey
+	mapping map[string][]string
+	extra   map[int64]bool
+}
+
+func (p *portOut) Q() meta.Querier             { return p.c.core.DB }
+func (p *portOut) Repository() meta.Repository { return p.repo }
+func (p *portOut) Version() meta.Version       { return p.version }
+func (p *portOut) Domain() string              { return exportDomain }
+
+func (p *portOut) Units(ctx context.Context, fn func([]meta.Content) error, types ...string) error {
+	for after := int64(0); ; {
+		page, err := meta.VersionUnits(ctx, p.c.core.DB, p.key, after, portBatch, types...)
+		if err != nil {
+			return err
+		}
+		if len(page) == 0 {
+			return nil
+		}
+		if err := fn(page); err != nil {
+			return err
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+func (p *portOut) Resource(name string, columns ...string) (content.RowWriter, error) {
+	return p.out.Resource(p.dir+name, columns...)
+}
+
+func (p *portOut) Map(repository string, units []meta.Content) {
+	if p.mapping == nil {
+		p.mapping, p.extra = map[string][]string{}, map[int64]bool{}
+	}
+	for _, u := range units {
+		p.mapping[repository] = append(p.mapping[repository], u.PulpID)
+		p.extra[u.ID] = true
+	}
+}

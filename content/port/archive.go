@@ -1,0 +1,202 @@
+package port
+
+import (
+	"archive/tar"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"pith/content"
+)
+
+// Bounds of an export read for an import.
+const (
+	// maxMembers bounds the files of one export.
+	maxMembers = 10_000_000
+	// maxJSONMember bounds one resource file.
+	maxJSONMember = 16 << 30
+	// maxRow bounds one row of a resource file (a package with a long changelog and
+	// many files is a few MiB).
+	maxRow = 256 << 20
+)
+
+// member is a file of the tar: where its bytes are in the whole.
+type member struct {
+	off, size int64
+}
+
+// Archive is an export opened for import: its tar (or its chunks, read as one file)
+// indexed by member name.
+type Archive struct {
+	f       *files
+	members map[string]member
+	names   []string // in tar order
+}
+
+// Open opens the tar (or the chunks) at paths and indexes its members. A member whose
+// name is not a clean relative path (Pulp: "Attempted Path Traversal in Tar File"), a
+// link or device, or a truncated tar is an error.
+func Open(paths []string) (*Archive, error) {
+	f, err := openFiles(paths)
+	if err != nil {
+		return nil, err
+	}
+	a := &Archive{f: f, members: map[string]member{}}
+	sr := io.NewSectionReader(f, 0, f.size)
+	tr := tar.NewReader(sr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			// A tar ends with two zero blocks; without them it was cut at a member's end.
+			end, _ := sr.Seek(0, io.SeekCurrent)
+			if !zeroBlocks(f, end) {
+				f.Close()
+				return nil, errors.New("the export's tar is truncated (it has no end-of-archive blocks)")
+			}
+			break
+		}
+		if err != nil {
+			f.Close()
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, errors.New("the export's tar is truncated")
+			}
+			return nil, fmt.Errorf("the export's tar: %w", err)
+		}
+		name := h.Name
+		if name == "" || path.IsAbs(name) || path.Clean(name) != strings.TrimSuffix(name, "/") || strings.HasPrefix(path.Clean(name), "..") {
+			f.Close()
+			return nil, fmt.Errorf("Attempted Path Traversal in Tar File: %q", name)
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			continue
+		case tar.TypeReg:
+		default:
+			f.Close()
+			return nil, fmt.Errorf("the export's tar member %q is not a regular file", name)
+		}
+		off, _ := sr.Seek(0, io.SeekCurrent)
+		if off+h.Size > f.size {
+			f.Close()
+			return nil, errors.New("the export's tar is truncated")
+		}
+		if _, ok := a.members[name]; !ok {
+			a.names = append(a.names, name)
+		}
+		a.members[name] = member{off: off, size: h.Size}
+		if len(a.members) > maxMembers {
+			f.Close()
+			return nil, fmt.Errorf("the export has over %d files", maxMembers)
+		}
+	}
+	return a, nil
+}
+
+// zeroBlocks reports whether the two 512-byte blocks before end are zeros.
+func zeroBlocks(f *files, end int64) bool {
+	if end < 1024 {
+		return false
+	}
+	b := make([]byte, 1024)
+	if _, err := f.ReadAt(b, end-1024); err != nil {
+		return false
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Close closes the files.
+func (a *Archive) Close() error { return a.f.Close() }
+
+// Names are the members' names in tar order.
+func (a *Archive) Names() []string { return a.names }
+
+// Has reports whether the export has a member.
+func (a *Archive) Has(name string) bool {
+	_, ok := a.members[name]
+	return ok
+}
+
+// Member reads a member; ok is false when there is none.
+func (a *Archive) Member(name string) (r *io.SectionReader, ok bool) {
+	m, ok := a.members[name]
+	if !ok {
+		return nil, false
+	}
+	return io.NewSectionReader(a.f, m.off, m.size), true
+}
+
+// DecodeJSON decodes a small JSON member into v; ok is false when there is none.
+func (a *Archive) DecodeJSON(name string, v any, limit int64) (bool, error) {
+	r, ok := a.Member(name)
+	if !ok {
+		return false, nil
+	}
+	if r.Size() > limit {
+		return true, fmt.Errorf("%s is over %d bytes", name, limit)
+	}
+	if err := json.NewDecoder(r).Decode(v); err != nil {
+		return true, fmt.Errorf("%s: %w", name, err)
+	}
+	return true, nil
+}
+
+// Rows calls fn with each row of a resource file, streaming; a missing file has no rows.
+// Errors name the file and the row (from 1).
+func (a *Archive) Rows(name string, fn func(content.Row) error) error {
+	r, ok := a.Member(name)
+	if !ok {
+		return nil
+	}
+	if r.Size() > maxJSONMember {
+		return fmt.Errorf("%s is over %d GiB", name, maxJSONMember>>30)
+	}
+	cr := &countReader{r: r}
+	dec := json.NewDecoder(cr)
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return fmt.Errorf("%s: not a JSON list of rows", name)
+	}
+	for n := 1; dec.More(); n++ {
+		cr.mark()
+		var row content.Row
+		if err := dec.Decode(&row); err != nil {
+			if errors.Is(err, errRowTooLong) {
+				return fmt.Errorf("%s row %d: over %d MiB", name, n, maxRow>>20)
+			}
+			return fmt.Errorf("%s row %d: not a JSON object: %w", name, n, err)
+		}
+		if err := fn(row); err != nil {
+			return fmt.Errorf("%s row %d: %w", name, n, err)
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim(']') {
+		return fmt.Errorf("%s: the list of rows does not end", name)
+	}
+	return nil
+}
+
+var errRowTooLong = errors.New("row too long")
+
+// countReader fails a read that would take one row past maxRow bytes.
+type countReader struct {
+	r       io.Reader
+	n, from int64
+}
+
+func (c *countReader) mark() { c.from = c.n }
+
+func (c *countReader) Read(p []byte) (int, error) {
+	if c.n-c.from > maxRow {
+		return 0, errRowTooLong
+	}
+	k, err := c.r.Read(p)
+	c.n += int64(k)
+	return k, err
+}

@@ -1,0 +1,196 @@
+package port
+
+import (
+	"archive/tar"
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"pith/content"
+)
+
+// Export is an export being written: a tar streamed into chunk files.
+type Export struct {
+	tarPath string
+	dir     string
+	cw      *chunkWriter
+	tw      *tar.Writer
+	spools  []string
+	done    bool
+}
+
+// Create starts an export at path (".../export-<id>-<timestamp>.tar"), split in
+// chunks of chunkSize bytes when it is not 0. Resource files are spooled next to it.
+func Create(path string, chunkSize int64) (*Export, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o775); err != nil {
+		return nil, err
+	}
+	cw := newChunkWriter(path, chunkSize)
+	return &Export{tarPath: path, dir: dir, cw: cw, tw: tar.NewWriter(cw)}, nil
+}
+
+// Member adds a file of size bytes read from r.
+func (e *Export) Member(name string, size int64, r io.Reader) error {
+	if err := e.tw.WriteHeader(&tar.Header{Name: name, Size: size, Mode: 0o644, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
+		return fmt.Errorf("export member %s: %w", name, err)
+	}
+	n, err := io.Copy(e.tw, r)
+	if err != nil {
+		return fmt.Errorf("export member %s: %w", name, err)
+	}
+	if n != size {
+		return fmt.Errorf("export member %s: %d bytes, not %d", name, n, size)
+	}
+	return nil
+}
+
+// JSON adds a small JSON file (versions.json, content_mapping.json), written as
+// Python's json.dumps writes it.
+func (e *Export) JSON(name string, v any) error {
+	s, err := pyJSON(v)
+	if err != nil {
+		return err
+	}
+	return e.Member(name, int64(len(s)), strings.NewReader(s))
+}
+
+// Resource starts a resource file: a JSON list of rows, each an object of the columns
+// in order. It is added to the tar when closed, unless it has no rows.
+func (e *Export) Resource(name string, columns ...string) (content.RowWriter, error) {
+	f, err := os.CreateTemp(e.dir, ".pith-export-spool-*")
+	if err != nil {
+		return nil, err
+	}
+	e.spools = append(e.spools, f.Name())
+	keys := make([]string, len(columns))
+	for i, c := range columns {
+		k, err := pyJSON(c)
+		if err != nil {
+			return nil, err
+		}
+		keys[i] = k
+	}
+	return &resource{e: e, name: name, keys: keys, f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
+}
+
+// resource spools one resource file's rows.
+type resource struct {
+	e    *Export
+	name string
+	keys []string
+	f    *os.File
+	w    *bufio.Writer
+	rows int
+}
+
+func (r *resource) Row(values ...any) error {
+	if len(values) != len(r.keys) {
+		return fmt.Errorf("resource %s: %d values for %d columns", r.name, len(values), len(r.keys))
+	}
+	if r.rows == 0 {
+		r.w.WriteString("[{")
+	} else {
+		r.w.WriteString(", {")
+	}
+	for i, v := range values {
+		cell, err := content.Cell(v)
+		if err != nil {
+			return fmt.Errorf("resource %s: column %s: %w", r.name, r.keys[i], err)
+		}
+		b, err := compact(cell)
+		if err != nil {
+			return fmt.Errorf("resource %s: column %s: %w", r.name, r.keys[i], err)
+		}
+		if i > 0 {
+			r.w.WriteString(", ")
+		}
+		r.w.WriteString(r.keys[i])
+		r.w.WriteString(": ")
+		r.w.Write(b)
+	}
+	r.w.WriteByte('}')
+	r.rows++
+	return nil
+}
+
+func (r *resource) Close() error {
+	defer func() {
+		r.f.Close()
+		os.Remove(r.f.Name())
+	}()
+	if r.rows == 0 {
+		return nil
+	}
+	r.w.WriteByte(']')
+	if err := r.w.Flush(); err != nil {
+		return fmt.Errorf("resource %s: %w", r.name, err)
+	}
+	size, err := r.f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	if _, err := r.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return r.e.Member(r.name, size, bufio.NewReaderSize(r.f, 256<<10))
+}
+
+// Result is what a finished export wrote.
+type Result struct {
+	// Files are the tar or its chunks, with their crc32.
+	Files []Written
+	// TOC is the table of contents' path and TOCSHA256 its sha256.
+	TOC       string
+	TOCSHA256 string
+}
+
+// Finish ends the tar and writes the table of contents with meta (the export's own
+// meta, checksum_type and, for chunks, chunk_size added).
+func (e *Export) Finish(ctx context.Context, meta map[string]any) (Result, error) {
+	if err := e.tw.Close(); err != nil {
+		return Result{}, err
+	}
+	files, err := e.cw.close()
+	if err != nil {
+		return Result{}, err
+	}
+	m := map[string]any{}
+	for k, v := range meta {
+		m[k] = v
+	}
+	m["checksum_type"] = "crc32"
+	if e.cw.size > 0 {
+		m["chunk_size"] = e.cw.size
+	}
+	toc := filepath.Join(filepath.Dir(e.tarPath), strings.TrimSuffix(filepath.Base(e.tarPath), ".tar")+"-toc.json")
+	sum, err := writeTOC(toc, m, files)
+	if err != nil {
+		os.Remove(toc)
+		return Result{}, err
+	}
+	e.done = true
+	e.cleanSpools()
+	return Result{Files: files, TOC: toc, TOCSHA256: sum}, nil
+}
+
+// Abort removes everything the export wrote; after Finish it does nothing, so it can be
+// deferred.
+func (e *Export) Abort() {
+	if e.done {
+		return
+	}
+	e.done = true
+	e.cw.abort()
+	e.cleanSpools()
+}
+
+func (e *Export) cleanSpools() {
+	for _, p := range e.spools {
+		os.Remove(p)
+	}
+}

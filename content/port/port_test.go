@@ -1,0 +1,167 @@
+package port
+
+import (
+	"context"
+	"encoding/json"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"pith/content"
+)
+
+// writeExport writes a small export and returns its result.
+func writeExport(t *testing.T, dir string, chunk int64) Result {
+	t.Helper()
+	e, err := Create(filepath.Join(dir, "export-1-20261126_1200.tar"), chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Abort()
+	if err := e.JSON("versions.json", []map[string]string{{"component": "core", "version": "3.105.25"}}); err != nil {
+		t.Fatal(err)
+	}
+	blob := strings.Repeat("pith ", 2000)
+	if err := e.Member("artifact/ab/cdef", int64(len(blob)), strings.NewReader(blob)); err != nil {
+		t.Fatal(err)
+	}
+	rw, err := e.Resource("repository-r_1/x.Resource.json", "name", "size", "ok", "files", "none", "empty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := rw.Row("n<&>"+strconv.Itoa(i), int64(i), i%2 == 0, content.JSON{V: []string{"a", "b"}}, nil, content.JSON{V: []string{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	empty, _ := e.Resource("repository-r_1/empty.json", "a")
+	if err := empty.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Finish(context.Background(), map[string]any{"by": "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, chunk := range []int64{0, 1000} {
+		dir := t.TempDir()
+		res := writeExport(t, dir, chunk)
+		if chunk == 0 && (len(res.Files) != 1 || filepath.Base(res.Files[0].Path) != "export-1-20261126_1200.tar") {
+			t.Fatalf("unchunked files %v", res.Files)
+		}
+		if chunk > 0 {
+			if len(res.Files) < 10 || filepath.Base(res.Files[0].Path) != "export-1-20261126_1200.tar.0000" {
+				t.Fatalf("chunked files %v", res.Files)
+			}
+			for _, f := range res.Files[:len(res.Files)-1] {
+				if fi, _ := os.Stat(f.Path); fi.Size() != chunk {
+					t.Errorf("%s has %d bytes, want %d", f.Path, fi.Size(), chunk)
+				}
+			}
+		}
+		for _, f := range res.Files {
+			b, _ := os.ReadFile(f.Path)
+			if want := strconv.FormatUint(uint64(crc32.ChecksumIEEE(b)), 16); f.CRC != want {
+				t.Errorf("%s crc %s, want %s", f.Path, f.CRC, want)
+			}
+		}
+		if filepath.Base(res.TOC) != "export-1-20261126_1200-toc.json" {
+			t.Errorf("toc %s", res.TOC)
+		}
+		raw, _ := os.ReadFile(res.TOC)
+		if !strings.HasPrefix(string(raw), `{"meta": {"by": "test", "checksum_type": "crc32"`) {
+			t.Errorf("toc %s", raw)
+		}
+		toc, paths, err := ReadTOC(res.TOC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckChunks(toc, paths, func() {}); err != nil {
+			t.Fatal(err)
+		}
+		a, err := Open(paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(a.Names(), " "); got != "versions.json artifact/ab/cdef repository-r_1/x.Resource.json" {
+			t.Errorf("members %s", got)
+		}
+		r, _ := a.Member("artifact/ab/cdef")
+		b, _ := io.ReadAll(r)
+		if string(b) != strings.Repeat("pith ", 2000) {
+			t.Error("artifact bytes differ")
+		}
+		var rows []content.Row
+		if err := a.Rows("repository-r_1/x.Resource.json", func(r content.Row) error { rows = append(rows, r); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		raw2, _ := json.Marshal(rows[1])
+		if want := `{"empty":null,"files":"[\"a\",\"b\"]","name":"n<&>1","none":"","ok":"0","size":"1"}`; strings.ReplaceAll(string(raw2), `\u003c\u0026\u003e`, "<&>") != want {
+			t.Errorf("row %s\nwant %s", raw2, want)
+		}
+		var files []string
+		if ok, err := rows[1].JSON("files", &files); !ok || err != nil || len(files) != 2 {
+			t.Errorf("files %v %v %v", files, ok, err)
+		}
+		if n, ok, err := rows[2].Int("size"); n != 2 || !ok || err != nil {
+			t.Errorf("size %d %v %v", n, ok, err)
+		}
+		if b, ok, err := rows[2].Bool("ok"); !b || !ok || err != nil {
+			t.Errorf("ok %v %v %v", b, ok, err)
+		}
+		a.Close()
+	}
+}
+
+func TestBadChunks(t *testing.T) {
+	dir := t.TempDir()
+	res := writeExport(t, dir, 1000)
+	toc, paths, err := ReadTOC(res.TOC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A chunk altered: its checksum no longer matches.
+	b, _ := os.ReadFile(paths[3])
+	b[10] ^= 1
+	os.WriteFile(paths[3], b, 0o644)
+	if err := CheckChunks(toc, paths, func() {}); err == nil || !strings.Contains(err.Error(), "Import chunk hash mismatch") || !strings.Contains(err.Error(), filepath.Base(paths[3])) {
+		t.Errorf("altered chunk: %v", err)
+	}
+	b[10] ^= 1
+	os.WriteFile(paths[3], b, 0o644)
+	// A chunk missing.
+	os.Rename(paths[2], paths[2]+".gone")
+	if err := CheckChunks(toc, paths, func() {}); err == nil || !strings.Contains(err.Error(), "Missing import-chunks") {
+		t.Errorf("missing chunk: %v", err)
+	}
+	os.Rename(paths[2]+".gone", paths[2])
+	// A truncated last chunk: the tar does not end.
+	last := paths[len(paths)-1]
+	b, _ = os.ReadFile(paths[len(paths)-2])
+	os.WriteFile(last, nil, 0o644)
+	os.Remove(last)
+	if _, err := Open(paths[:len(paths)-2]); err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("truncated: %v", err)
+	}
+	_ = b
+	// A table of contents without its keys.
+	bad := filepath.Join(dir, "bad-toc.json")
+	os.WriteFile(bad, []byte(`{"files": {}}`), 0o644)
+	if _, _, err := ReadTOC(bad); err == nil || !strings.Contains(err.Error(), "Missing 'files' or 'meta'") {
+		t.Errorf("toc keys: %v", err)
+	}
+	os.WriteFile(bad, []byte(`{"meta": {}, "files": {"../etc/passwd": "1"}}`), 0o644)
+	if _, _, err := ReadTOC(bad); err == nil {
+		t.Error("a chunk outside the toc's directory was accepted")
+	}
+}

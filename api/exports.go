@@ -209,7 +209,8 @@ func exportedVersion(ctx context.Context, q meta.Querier, field, h string) (meta
 func versionArg(repoPulpID string, n int64) string { return fmt.Sprintf("%s/%d", repoPulpID, n) }
 
 // exportVersions resolves a pulp export's versions or start_versions: one version of
-// each of the exporter's repositories (Pulp's validate_versions).
+// each of the exporter's repositories (Pulp's validate_versions, whose count message
+// gives the two numbers the other way round).
 func exportVersions(ctx context.Context, q meta.Querier, field string, hrefs []string, x meta.Exporter) ([]string, error) {
 	if len(hrefs) != len(x.Repositories) {
 		return nil, rest.BadField(field, "Number of versions (%d) does not match the number of Repositories (%d) for the owning  Exporter!", len(hrefs), len(x.Repositories))
@@ -255,14 +256,15 @@ func parseChunkSize(s string) (int64, error) {
 	if !ok || err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, invalid
 	}
-	size := math.Trunc(f * unit)
-	switch {
-	case size <= 0:
-		return 0, rest.BadField("chunk_size", "Chunk size %.0f is not greater than zero!", size)
-	case size > maxChunkSize:
-		return 0, rest.BadField("chunk_size", "Chunk size in TB %.0f is greater than 1TB! Try a smaller size.", size/maxChunkSize)
+	v := f * unit
+	if v > maxChunkSize {
+		return 0, rest.BadField("chunk_size", "Chunk size in bytes %.0f is greater than max-chunk-size %d!", math.Trunc(v), int64(maxChunkSize))
 	}
-	return int64(size), nil
+	size := int64(v)
+	if size <= 0 {
+		return 0, rest.BadField("chunk_size", "Chunk size %d is not greater than zero!", size)
+	}
+	return size, nil
 }
 
 // pulpExportCreate checks a pulp export's body as Pulp does and dispatches the export
@@ -273,11 +275,11 @@ func (s *Server) pulpExportCreate(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	raw, err := rest.ReadBody(r, &pulpExportIn{}, nil)
-	if err != nil {
+	if err := s.crud.checkExportPath(x.Path); err != nil {
 		return err
 	}
-	if err := s.crud.checkExportPath(x.Path); err != nil {
+	raw, err := rest.ReadBody(r, &pulpExportIn{}, nil)
+	if err != nil {
 		return err
 	}
 	in := pulpExportIn{Full: true}
@@ -340,12 +342,11 @@ func (s *Server) fsExportCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var in fsExportIn
-	raw, err := rest.ReadBody(r, &in, nil)
-	if err != nil {
+	if err := s.crud.checkExportPath(x.Path); err != nil {
 		return err
 	}
-	if err := rest.Decode(raw, &in); err != nil {
+	var in fsExportIn
+	if _, err := rest.DecodeBody(r, &in); err != nil {
 		return err
 	}
 	if (in.Publication == nil) == (in.RepositoryVersion == nil) {
@@ -381,9 +382,6 @@ func (s *Server) fsExportCreate(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		args.StartVersion, params["start_repository_version"] = versionArg(repo.PulpID, v.Number), v.PulpID
-	}
-	if err := s.crud.checkExportPath(x.Path); err != nil {
-		return err
 	}
 	if _, local := s.core.Store.Driver().(blob.Pather); fsMethod(x) != methodWrite && !local {
 		return rest.NonField("Only write is supported for non-filesystem storage.")

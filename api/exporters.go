@@ -345,7 +345,12 @@ func (s *Server) exporterCreate(k exporterKind) rest.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if x, err = writeExporter(r.Context(), s.db, x); err != nil {
+		// In one transaction: a repository that went away meanwhile leaves no exporter.
+		err = s.db.Tx(r.Context(), func(tx *meta.Tx) error {
+			x, err = writeExporter(r.Context(), tx, x)
+			return err
+		})
+		if err != nil {
 			return err
 		}
 		if err := s.created(r.Context(), strings.TrimSuffix(k.collection(), "/"), meta.Object{Type: k.model, ID: x.PulpID}); err != nil {

@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,7 +88,7 @@ func TestExporterCRUD(t *testing.T) {
 	for _, tc := range []struct {
 		query string
 		want  int
-	}{{"", 1}, {"?name=px", 1}, {"?name=fx", 0}, {"?name__startswith=p", 1}, {"?name__in=px,zz", 1}, {"?ordering=-path", 1}, {"?pulp_href__in=" + h, 1}} {
+	}{{"", 1}, {"?name=px", 1}, {"?name=fx", 0}, {"?name__startswith=p", 1}, {"?name__in=px,zz", 1}, {"?ordering=-path", 1}, {"?pulp_href__in=" + h, 1}, {"?q=" + url.QueryEscape(`name="px" OR name="zz"`), 1}, {"?q=" + url.QueryEscape(`NOT name="px"`), 0}} {
 		code, m, _ := e.Do("GET", pulpExporters+tc.query, "", nil)
 		if code != 200 || m["count"] != float64(tc.want) {
 			t.Errorf("list %q: %d %v", tc.query, code, m)

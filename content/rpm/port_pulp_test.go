@@ -3,6 +3,7 @@ package rpm_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -336,4 +337,89 @@ func canonicalCell(raw json.RawMessage) json.RawMessage {
 	b, _ := json.Marshal(v)
 	out, _ := json.Marshal(string(b))
 	return out
+}
+
+// A row with a cell missing or malformed fails the import with an error naming the
+// column, and stores nothing.
+func TestPortImportBadRows(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	port := rpm.New(e.core).Port()
+	repo := e.repo("zoo")
+	const (
+		pkg    = "pulp_rpm.app.modelresource.PackageResource.json"
+		module = "pulp_rpm.app.modelresource.ModulemdResource.json"
+		adv    = "pulp_rpm.app.modelresource.UpdateRecordResource.json"
+		colPkg = "pulp_rpm.app.modelresource.UpdateCollectionPackageResource.json"
+		ref    = "pulp_rpm.app.modelresource.UpdateReferenceResource.json"
+		sum    = "pulp_rpm.app.modelresource.ChecksumResource.json"
+		tree   = "pulp_rpm.app.modelresource.DistributionTreeResource.json"
+		group  = "pulp_rpm.app.modelresource.PackageGroupResource.json"
+		meta_  = "pulp_rpm.app.modelresource.RepoMetadataFileResource.json"
+	)
+	missing := json.RawMessage(nil)
+	cases := []struct {
+		file, column string
+		cell         json.RawMessage // nil: the column is left out
+		want         string
+	}{
+		{pkg, "name", missing, "column name: missing"},
+		{pkg, "pkgId", json.RawMessage(`""`), "column pkgId: empty"},
+		{pkg, "size_package", json.RawMessage(`"12kB"`), "column size_package"},
+		{pkg, "is_modular", json.RawMessage(`"maybe"`), "column is_modular"},
+		{pkg, "files", json.RawMessage(`"[[null, \"/tmp/\""`), "column files"},
+		{pkg, "files", json.RawMessage(`"[[null, null, \"x\"]]"`), "column files"},
+		{pkg, "requires", json.RawMessage(`"[[\"a\", 1]]"`), "column requires"},
+		{pkg, "changelogs", json.RawMessage(`"[[\"me\", \"yesterday\", \"x\"]]"`), "column changelogs"},
+		{pkg, "location_href", json.RawMessage(`"../../etc/passwd"`), "column location_href"},
+		{pkg, "upstream_id", missing, "column upstream_id: missing"},
+		{module, "snippet", missing, "column snippet: missing"},
+		{module, "snippet", json.RawMessage(`"---\ndocument: modulemd-defaults\nversion: 1\ndata:\n  module: x\n...\n"`), "column snippet"},
+		{module, "snippet", json.RawMessage(`"{{{"`), "column snippet"},
+		{adv, "reboot_suggested", json.RawMessage(`"perhaps"`), "column reboot_suggested"},
+		{adv, "id", missing, "column id: missing"},
+		{colPkg, "update_collection", json.RawMessage(`"no separator"`), "column update_collection"},
+		{colPkg, "update_collection", json.RawMessage(`"nothere|0000"`), "column update_collection"},
+		{colPkg, "sum_type", json.RawMessage(`"99"`), "column sum_type"},
+		{ref, "update_record", json.RawMessage(`"0000"`), "column update_record"},
+		{sum, "distribution_tree", json.RawMessage(`"elsewhere"`), "column distribution_tree"},
+		{tree, "build_timestamp", json.RawMessage(`"noon"`), "column build_timestamp"},
+		{tree, "discnum", json.RawMessage(`"one"`), "column discnum"},
+		{group, "display_order", json.RawMessage(`"first"`), "column display_order"},
+		{group, "packages", json.RawMessage(`"{\"name\": 1}"`), "column packages"},
+		{meta_, "relative_path", json.RawMessage(`"/abs/path"`), "column relative_path"},
+	}
+	for _, c := range cases {
+		t.Run(strings.TrimSuffix(strings.TrimPrefix(c.file, "pulp_rpm.app.modelresource."), ".json")+"/"+c.column, func(t *testing.T) {
+			files, unitFiles := readPulpExport(t, e.db)
+			row := maps.Clone(files.rows[c.file][0])
+			if c.cell == nil {
+				delete(row, c.column)
+			} else {
+				row[c.column] = c.cell
+			}
+			files.rows[c.file] = append([]content.Row{row}, files.rows[c.file][1:]...)
+			in := &portIn{repo: repo, in: files, files: unitFiles, imported: map[string]int64{}}
+			err := e.db.Tx(ctx, func(tx *meta.Tx) error {
+				in.tx = tx
+				return port.Import(ctx, in)
+			})
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.file) {
+				t.Fatalf("import: %v, want an error of %s naming %q", err, c.file, c.want)
+			}
+			t.Log(err)
+			var n int64
+			e.db.QueryRow(ctx, `SELECT count(*) FROM contents`).Scan(&n)
+			if n != 0 {
+				t.Errorf("%d units stored", n)
+			}
+		})
+	}
+	for col, cell := range map[string]string{"checksum_type": "crc7", "retain_package_versions": "-1", "autopublish": "sometimes",
+		"repo_config": "{"} {
+		row := content.Row{col: json.RawMessage(`"` + strings.ReplaceAll(cell, `"`, `\"`) + `"`)}
+		if _, err := port.RepositoryFields(row); err == nil || !strings.Contains(err.Error(), "column "+col) {
+			t.Errorf("repository row with %s %q: %v, want an error naming the column", col, cell, err)
+		}
+	}
 }

@@ -17,8 +17,18 @@ import (
 	"pith/task"
 )
 
-// pulpExport is the real export of zoo by pulp_rpm 3.39.4 (testdata/pulpexport/README.md).
-const pulpExport = "testdata/pulpexport"
+// The real exports by pulp_rpm 3.39.4 (testdata/pulpexport/README.md): zoo, and the
+// test tree (internal/testtree) with its addon and variant in sub-repositories.
+var (
+	pulpZoo  = pulpFixture{"testdata/pulpexport", "repository-rpmport-zoo_1", "rpmport-zoo"}
+	pulpTree = pulpFixture{"testdata/pulpexport-tree", "repository-rpmport-tree_1", "rpmport-tree"}
+)
+
+// pulpFixture is an export's JSON members: the directory, its version's directory and
+// the repository's name.
+type pulpFixture struct{ dir, version, repo string }
+
+func (f pulpFixture) path(name string) string { return filepath.Join(f.dir, f.version, name) }
 
 // pulpDiffers are the advisories whose data Pulp changed at its sync, so that what it
 // exports is not what a sync of the same file gives pith, with why.
@@ -30,10 +40,10 @@ var pulpDiffers = map[string]string{
 // readPulpExport reads the version's resource files and content_mapping.json, and the
 // files of each unit from its ContentArtifact rows, their artifacts (from the export's
 // ArtifactResource) stored in db first, as the engine imports them.
-func readPulpExport(t *testing.T, db *meta.DB) (*portFiles, map[string][]meta.ContentFile) {
+func readPulpExport(t *testing.T, db *meta.DB, fx pulpFixture) (*portFiles, map[string][]meta.ContentFile) {
 	t.Helper()
 	ctx := context.Background()
-	dir := filepath.Join(pulpExport, "repository-rpmport-zoo_1")
+	dir := filepath.Join(fx.dir, fx.version)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +69,7 @@ func readPulpExport(t *testing.T, db *meta.DB) (*portFiles, map[string][]meta.Co
 		}
 	}
 	var arts []map[string]string
-	read(filepath.Join(pulpExport, "pulpcore.app.modelresource.ArtifactResource.json"), &arts)
+	read(filepath.Join(fx.dir, "pulpcore.app.modelresource.ArtifactResource.json"), &arts)
 	ids := map[string]int64{}
 	for _, a := range arts {
 		var size int64
@@ -89,10 +99,10 @@ func readPulpExport(t *testing.T, db *meta.DB) (*portFiles, map[string][]meta.Co
 }
 
 // importPulp imports the real export into db's repository repo.
-func importPulp(t *testing.T, db *meta.DB, repo meta.Repository, port content.Port) *portIn {
+func importPulp(t *testing.T, db *meta.DB, repo meta.Repository, port content.Port, fx pulpFixture) *portIn {
 	t.Helper()
 	ctx := context.Background()
-	files, unitFiles := readPulpExport(t, db)
+	files, unitFiles := readPulpExport(t, db, fx)
 	in := &portIn{repo: repo, in: files, files: unitFiles, imported: map[string]int64{}}
 	err := db.Tx(ctx, func(tx *meta.Tx) error {
 		in.tx = tx
@@ -118,8 +128,8 @@ func TestPortImportPulp(t *testing.T) {
 	port := rpm.New(synced.core).Port()
 
 	dst := newEnv(t)
-	in := importPulp(t, dst.db, dst.repo("zoo"), port)
-	mapped := in.in.mapping["rpmport-zoo"]
+	in := importPulp(t, dst.db, dst.repo("zoo"), port, pulpZoo)
+	mapped := in.in.mapping[pulpZoo.repo]
 	if int64(len(mapped)) != sum(v.Summary.Present) || len(in.imported) != len(mapped) {
 		t.Errorf("%d units imported, the export maps %d, a sync makes %d", len(in.imported), len(mapped), sum(v.Summary.Present))
 	}
@@ -190,7 +200,7 @@ func TestPortImportPulp(t *testing.T) {
 	// Into the database the sync filled: the sync's units, none new.
 	var before, after int64
 	synced.db.QueryRow(ctx, `SELECT count(*) FROM contents`).Scan(&before)
-	again := importPulp(t, synced.db, zoo, port)
+	again := importPulp(t, synced.db, zoo, port, pulpZoo)
 	synced.db.QueryRow(ctx, `SELECT count(*) FROM contents`).Scan(&after)
 	if after != before+int64(len(pulpDiffers)) {
 		t.Errorf("importing what the sync made added %d units, want %d (pulpDiffers)", after-before, len(pulpDiffers))
@@ -211,7 +221,7 @@ func TestPortImportPulp(t *testing.T) {
 
 	// The repository's row gives the fields of a repository the import creates, and
 	// pith's columns are Pulp's.
-	repoFile := filepath.Join(pulpExport, "repository-rpmport-zoo_1", "pulp_rpm.app.modelresource.RpmRepositoryResource.json")
+	repoFile := pulpZoo.path("pulp_rpm.app.modelresource.RpmRepositoryResource.json")
 	var repoRows []content.Row
 	b, _ := os.ReadFile(repoFile)
 	if err := json.Unmarshal(b, &repoRows); err != nil || len(repoRows) != 1 {
@@ -232,16 +242,24 @@ func TestPortImportPulp(t *testing.T) {
 		t.Errorf("repository row %v: %v", row, err)
 	}
 
-	// What pith exports of the units imported is what Pulp exported: the same files,
-	// columns and cells, but for the ids, the digests pith computes its own way
-	// (advisories') or keys by (trees') and pulp_rpm's evr sort key.
+	exportsAsPulp(t, port, dst, in, pulpZoo)
+}
+
+// exportsAsPulp checks that what pith exports of the units an import of fixture fx
+// stored is what Pulp exported: the same files, columns and cells, but for the ids,
+// the digests pith computes its own way (advisories') or keys by (trees') and
+// pulp_rpm's evr sort key.
+func exportsAsPulp(t *testing.T, port content.Port, dst *env, in *portIn, fx pulpFixture) {
+	t.Helper()
+	ctx := context.Background()
 	drepo := dst.repo("exported")
 	var all []int64
 	for _, id := range in.imported {
 		all = append(all, id)
 	}
 	var dv meta.Version
-	err = dst.db.Tx(ctx, func(tx *meta.Tx) error {
+	err := dst.db.Tx(ctx, func(tx *meta.Tx) error {
+		var err error
 		dv, _, err = meta.NewVersion(ctx, tx, drepo.ID, meta.Change{Add: all})
 		return err
 	})
@@ -253,20 +271,24 @@ func TestPortImportPulp(t *testing.T) {
 		t.Fatal(err)
 	}
 	ignored := map[string]bool{"upstream_id": true, "pulp_domain": true, "_pulp_domain": true, "evr": true, "digest": true,
-		"update_record": true, "update_collection": true, "distribution_tree": true}
+		"update_record": true, "update_collection": true, "distribution_tree": true, "name": true, "repository": true}
 	for name, rows := range in.in.rows {
 		if !strings.HasPrefix(name, "pulp_rpm.") || strings.HasSuffix(name, "RpmRepositoryResource.json") {
 			continue
 		}
-		if got, want := out.out.columns[name], columnsOf(t, filepath.Join(pulpExport, "repository-rpmport-zoo_1", name)); !slices.Equal(got, want) {
+		if got, want := out.out.columns[name], columnsOf(t, fx.path(name)); !slices.Equal(got, want) {
 			t.Errorf("%s: columns %v, want Pulp's %v", name, got, want)
+		}
+		keep := func(col string) bool {
+			// Names are compared but for sub-repositories' (pith names them its own way).
+			return !ignored[col] || col == "name" && !strings.HasSuffix(name, "DistributionTreeRepositoryResource.json")
 		}
 		canon := func(rs []content.Row) []string {
 			var out []string
 			for _, r := range rs {
 				m := map[string]json.RawMessage{}
 				for k, v := range r {
-					if !ignored[k] {
+					if keep(k) {
 						m[k] = canonicalCell(v)
 					}
 				}
@@ -274,7 +296,10 @@ func TestPortImportPulp(t *testing.T) {
 				out = append(out, string(b))
 			}
 			slices.Sort(out)
-			return out
+			// pulp_rpm exports no references, collections or packages of the advisories
+			// only sub-repositories hold, so two of them that differ only there are one
+			// advisory to pith.
+			return slices.Compact(out)
 		}
 		got, want := canon(out.out.rows[name]), canon(rows)
 		if len(got) != len(want) {
@@ -391,7 +416,7 @@ func TestPortImportBadRows(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(c.file, "pulp_rpm.app.modelresource."), ".json")+"/"+c.column, func(t *testing.T) {
-			files, unitFiles := readPulpExport(t, e.db)
+			files, unitFiles := readPulpExport(t, e.db, pulpZoo)
 			row := maps.Clone(files.rows[c.file][0])
 			if c.cell == nil {
 				delete(row, c.column)
@@ -422,4 +447,85 @@ func TestPortImportBadRows(t *testing.T) {
 			t.Errorf("repository row with %s %q: %v, want an error naming the column", col, cell, err)
 		}
 	}
+}
+
+// The rows of a real pulp_rpm export of the test tree, its addon and variant in
+// sub-repositories, imported: the tree a sync of the same .treeinfo makes, its
+// sub-repositories named and placed as a sync places them, each with a version of what
+// Pulp's content_mapping lists under its name.
+func TestPortImportPulpTree(t *testing.T) {
+	ctx := context.Background()
+	src, remote := treeEnv(t)
+	if tk := src.sync(src.repo("tree"), remote("tree", "on_demand"), rpm.Additive); tk.State != task.Completed {
+		t.Fatalf("sync: %s %s", tk.State, tk.Error)
+	}
+	port := rpm.New(src.core).Port()
+	dst := newEnv(t)
+	in := importPulp(t, dst.db, dst.repo("tree"), port, pulpTree)
+	unique := map[string]bool{}
+	for _, ids := range in.in.mapping {
+		for _, id := range ids {
+			unique[id] = true
+		}
+	}
+	if len(in.imported) != len(unique) {
+		t.Errorf("%d units imported, the export maps %d", len(in.imported), len(unique))
+	}
+
+	var srcTree, dstTree meta.Content
+	for _, x := range []struct {
+		db *meta.DB
+		u  *meta.Content
+	}{{src.db, &srcTree}, {dst.db, &dstTree}} {
+		var id int64
+		if err := x.db.QueryRow(ctx, `SELECT id FROM contents WHERE type = ?`, rpm.DistributionTreeType).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		*x.u = unitByID(t, x.db, id)
+	}
+	if dstTree.NaturalKey != srcTree.NaturalKey {
+		t.Errorf("tree keyed %q, a sync keys it %q", dstTree.NaturalKey, srcTree.NaturalKey)
+	}
+	if got, want := comparableAttrs(t, dstTree), comparableAttrs(t, srcTree); !reflect.DeepEqual(got, want) {
+		t.Errorf("tree attrs\n%v\nwant\n%v", got, want)
+	}
+	var ta struct {
+		Treeinfo string `json:"treeinfo"`
+	}
+	json.Unmarshal(dstTree.Attrs, &ta)
+	for _, line := range []string{"repository = Savanna", "repository = Edge", "parent = Zoo", "addons = Zoo-Edge"} {
+		if !strings.Contains(ta.Treeinfo, line+"\n") {
+			t.Errorf(".treeinfo written lacks %q:\n%s", line, ta.Treeinfo)
+		}
+	}
+
+	srcSubs := src.subRepos()
+	dstSubs, err := meta.SubRepositories(ctx, dst.db, dstTree.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dstSubs) != len(srcSubs) {
+		t.Errorf("sub-repositories %v, want %v", slices.Sorted(maps.Keys(dstSubs)), slices.Sorted(maps.Keys(srcSubs)))
+	}
+	for dir, prefix := range map[string]string{"Edge": "addons/edge-", "Savanna": "../yum-katello/zoo2-"} {
+		sub, ok := dstSubs[dir]
+		if !ok || sub.Name != srcSubs[dir].Name {
+			t.Errorf("sub-repository %s: %q, a sync names it %q", dir, sub.Name, srcSubs[dir].Name)
+			continue
+		}
+		var pulpName string
+		for name := range in.in.mapping {
+			if strings.HasPrefix(name, prefix) {
+				pulpName = name
+			}
+		}
+		ids, err := meta.VersionContentIDs(ctx, dst.db, sub.ID, sub.LatestVersion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pulpName == "" || len(ids) != len(in.in.mapping[pulpName]) {
+			t.Errorf("sub-repository %s: %d units, Pulp's %q maps %d", dir, len(ids), pulpName, len(in.in.mapping[pulpName]))
+		}
+	}
+	exportsAsPulp(t, port, dst, in, pulpTree)
 }

@@ -56,7 +56,7 @@ func (e *exporter) trees(ctx context.Context) error {
 		}
 		trees = append(trees, exportTree{u: u, t: t, subs: e.subs[u.ID]})
 		return w.Row(u, t.HeaderVersion, t.ReleaseName, t.ReleaseShort, t.ReleaseVersion, t.ReleaseIsLayered,
-			t.BaseProductName, t.BaseProductShort, t.BaseProductVersion, t.Arch, t.BuildTimestamp, t.InstImage, t.MainImage,
+			t.BaseProductName, t.BaseProductShort, t.BaseProductVersion, t.Arch, pythonFloat(t.BuildTimestamp), t.InstImage, t.MainImage,
 			t.DiscNum, t.TotalDiscs, u.NaturalKey)
 	})
 	if err == nil {
@@ -303,4 +303,13 @@ func addonParent(t *treeinfo.DistributionTree, uid string) string {
 		return t.Variants[0].UID
 	}
 	return ""
+}
+
+// pythonFloat renders a float as Python's str does for a timestamp: "1700000000.0".
+func pythonFloat(f float64) string {
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"pith/blob"
 	"pith/content"
 	"pith/meta"
 )
@@ -60,7 +61,9 @@ func (p *Plugin) Port() content.Port {
 		RepositoryRow:      repositoryRow,
 		RepositoryFields:   repositoryFields,
 		Export:             export,
-		Import:             importVersion,
+		Import: func(ctx context.Context, x content.PortIn) error {
+			return importVersion(ctx, x, p.store)
+		},
 	}
 }
 
@@ -330,15 +333,16 @@ func exportAttrs[T any](ctx context.Context, e *exporter, typ, name string, colu
 
 // importVersion stores the units of one version's rpm resource files, in the order of
 // the files.
-func importVersion(ctx context.Context, x content.PortIn) error {
-	im := &importer{x: x, local: map[string]int64{}}
+func importVersion(ctx context.Context, x content.PortIn, store *blob.Store) error {
+	im := &importer{x: x, store: store, local: map[string]int64{}}
 	return inTurn(ctx, im.packages, im.modulemds, im.defaults, im.comps, im.readAdvisories,
 		im.metadataFiles, im.trees, im.advisoryParts, im.storeAdvisories, im.obsoletes, im.subVersions)
 }
 
 // importer is one version's import.
 type importer struct {
-	x content.PortIn
+	x     content.PortIn
+	store *blob.Store // the artifacts imported, read for a tree's .treeinfo
 	// local are the units imported, by upstream id: sub-repositories' versions are
 	// made of them.
 	local map[string]int64

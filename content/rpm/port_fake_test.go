@@ -21,6 +21,13 @@ type portFiles struct {
 	columns map[string][]string
 	order   []string // resource files in the order written
 	mapping map[string][]string
+	// added are the files exported beside the units' own, by unit upstream id.
+	added map[string][]addedFile
+}
+
+type addedFile struct {
+	path string
+	data []byte
 }
 
 // portOut is one version being exported into portFiles.
@@ -32,7 +39,8 @@ type portOut struct {
 }
 
 func newPortOut(db *meta.DB, repo meta.Repository, v meta.Version) *portOut {
-	return &portOut{db: db, repo: repo, v: v, out: &portFiles{rows: map[string][]content.Row{}, columns: map[string][]string{}, mapping: map[string][]string{}}}
+	return &portOut{db: db, repo: repo, v: v, out: &portFiles{rows: map[string][]content.Row{}, columns: map[string][]string{},
+		mapping: map[string][]string{}, added: map[string][]addedFile{}}}
 }
 
 func (o *portOut) Q() meta.Querier             { return o.db }
@@ -75,6 +83,12 @@ func (o *portOut) Map(repository string, units []meta.Content) {
 	for _, u := range units {
 		o.out.mapping[repository] = append(o.out.mapping[repository], u.PulpID)
 	}
+}
+
+// AddFile is the optional method the rpm Port uses for a tree's .treeinfo.
+func (o *portOut) AddFile(u meta.Content, path string, data []byte) error {
+	o.out.added[u.PulpID] = append(o.out.added[u.PulpID], addedFile{path, data})
+	return nil
 }
 
 type rowWriter struct {

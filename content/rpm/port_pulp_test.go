@@ -1,6 +1,7 @@
 package rpm_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
@@ -11,8 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"pith/blob"
 	"pith/content"
 	"pith/content/rpm"
+	"pith/internal/testtree"
 	"pith/meta"
 	"pith/task"
 )
@@ -20,13 +23,25 @@ import (
 // The real exports by pulp_rpm 3.39.4 (testdata/pulpexport/README.md): zoo, and the
 // test tree (internal/testtree) with its addon and variant in sub-repositories.
 var (
-	pulpZoo  = pulpFixture{"testdata/pulpexport", "repository-rpmport-zoo_1", "rpmport-zoo"}
-	pulpTree = pulpFixture{"testdata/pulpexport-tree", "repository-rpmport-tree_1", "rpmport-tree"}
+	pulpZoo  = pulpFixture{"testdata/pulpexport", "repository-rpmport-zoo_1", "rpmport-zoo", zooTreeinfo}
+	pulpTree = pulpFixture{"testdata/pulpexport-tree", "repository-rpmport-tree_1", "rpmport-tree", func(*testing.T) []byte { return []byte(testtree.Treeinfo) }}
 )
 
 // pulpFixture is an export's JSON members: the directory, its version's directory and
-// the repository's name.
-type pulpFixture struct{ dir, version, repo string }
+// the repository's name; treeinfo is the one artifact of the export that is here (the
+// test data has it), the tree's .treeinfo.
+type pulpFixture struct {
+	dir, version, repo string
+	treeinfo           func(*testing.T) []byte
+}
+
+func zooTreeinfo(t *testing.T) []byte {
+	b, err := os.ReadFile(filepath.Join(data, "yum-katello", "zoo", ".treeinfo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 func (f pulpFixture) path(name string) string { return filepath.Join(f.dir, f.version, name) }
 
@@ -40,9 +55,13 @@ var pulpDiffers = map[string]string{
 // readPulpExport reads the version's resource files and content_mapping.json, and the
 // files of each unit from its ContentArtifact rows, their artifacts (from the export's
 // ArtifactResource) stored in db first, as the engine imports them.
-func readPulpExport(t *testing.T, db *meta.DB, fx pulpFixture) (*portFiles, map[string][]meta.ContentFile) {
+func readPulpExport(t *testing.T, e *env, fx pulpFixture) (*portFiles, map[string][]meta.ContentFile) {
 	t.Helper()
 	ctx := context.Background()
+	db := e.db
+	if _, err := e.store.Put(ctx, bytes.NewReader(fx.treeinfo(t)), blob.Expect{Size: -1}); err != nil {
+		t.Fatal(err)
+	}
 	dir := filepath.Join(fx.dir, fx.version)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -99,10 +118,14 @@ func readPulpExport(t *testing.T, db *meta.DB, fx pulpFixture) (*portFiles, map[
 }
 
 // importPulp imports the real export into db's repository repo.
-func importPulp(t *testing.T, db *meta.DB, repo meta.Repository, port content.Port, fx pulpFixture) *portIn {
+func importPulp(t *testing.T, e *env, repo meta.Repository, fx pulpFixture, edit ...func(map[string][]meta.ContentFile)) *portIn {
 	t.Helper()
 	ctx := context.Background()
-	files, unitFiles := readPulpExport(t, db, fx)
+	db, port := e.db, rpm.New(e.core).Port()
+	files, unitFiles := readPulpExport(t, e, fx)
+	for _, fn := range edit {
+		fn(unitFiles)
+	}
 	in := &portIn{repo: repo, in: files, files: unitFiles, imported: map[string]int64{}}
 	err := db.Tx(ctx, func(tx *meta.Tx) error {
 		in.tx = tx
@@ -128,7 +151,7 @@ func TestPortImportPulp(t *testing.T) {
 	port := rpm.New(synced.core).Port()
 
 	dst := newEnv(t)
-	in := importPulp(t, dst.db, dst.repo("zoo"), port, pulpZoo)
+	in := importPulp(t, dst, dst.repo("zoo"), pulpZoo)
 	mapped := in.in.mapping[pulpZoo.repo]
 	if int64(len(mapped)) != sum(v.Summary.Present) || len(in.imported) != len(mapped) {
 		t.Errorf("%d units imported, the export maps %d, a sync makes %d", len(in.imported), len(mapped), sum(v.Summary.Present))
@@ -169,14 +192,7 @@ func TestPortImportPulp(t *testing.T) {
 				got.Digest, want.RepoKey, want.RelativePath, want.Digest)
 		}
 		g, w := comparableAttrs(t, got), comparableAttrs(t, want)
-		if got.Type == rpm.DistributionTreeType {
-			// The tree is written again from Pulp's fields: what the API shows of it
-			// must be the sync's, but for the variant a legacy .treeinfo leaves unnamed.
-			for _, m := range []map[string]any{g, w} {
-				delete(m, "variants")
-			}
-		}
-		if !reflect.DeepEqual(g, w) {
+		if !reflect.DeepEqual(g, w) || !bytes.Equal(got.Attrs, want.Attrs) && got.Type == rpm.DistributionTreeType {
 			t.Errorf("%s %s: attrs\n%v\nwant\n%v", got.Type, got.NaturalKey, g, w)
 		}
 		if got.Type == rpm.PackageType {
@@ -200,7 +216,7 @@ func TestPortImportPulp(t *testing.T) {
 	// Into the database the sync filled: the sync's units, none new.
 	var before, after int64
 	synced.db.QueryRow(ctx, `SELECT count(*) FROM contents`).Scan(&before)
-	again := importPulp(t, synced.db, zoo, port, pulpZoo)
+	again := importPulp(t, synced, zoo, pulpZoo)
 	synced.db.QueryRow(ctx, `SELECT count(*) FROM contents`).Scan(&after)
 	if after != before+int64(len(pulpDiffers)) {
 		t.Errorf("importing what the sync made added %d units, want %d (pulpDiffers)", after-before, len(pulpDiffers))
@@ -416,7 +432,7 @@ func TestPortImportBadRows(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(c.file, "pulp_rpm.app.modelresource."), ".json")+"/"+c.column, func(t *testing.T) {
-			files, unitFiles := readPulpExport(t, e.db, pulpZoo)
+			files, unitFiles := readPulpExport(t, e, pulpZoo)
 			row := maps.Clone(files.rows[c.file][0])
 			if c.cell == nil {
 				delete(row, c.column)
@@ -452,16 +468,36 @@ func TestPortImportBadRows(t *testing.T) {
 // The rows of a real pulp_rpm export of the test tree, its addon and variant in
 // sub-repositories, imported: the tree a sync of the same .treeinfo makes, its
 // sub-repositories named and placed as a sync places them, each with a version of what
-// Pulp's content_mapping lists under its name.
+// Pulp's content_mapping lists under its name; the .treeinfo Pulp exports is the tree's,
+// or, without it, one written from the rows.
 func TestPortImportPulpTree(t *testing.T) {
-	ctx := context.Background()
 	src, remote := treeEnv(t)
 	if tk := src.sync(src.repo("tree"), remote("tree", "on_demand"), rpm.Additive); tk.State != task.Completed {
 		t.Fatalf("sync: %s %s", tk.State, tk.Error)
 	}
-	port := rpm.New(src.core).Port()
+	for _, withFile := range []bool{true, false} {
+		name := "exported .treeinfo"
+		if !withFile {
+			name = ".treeinfo written from the rows"
+		}
+		t.Run(name, func(t *testing.T) { importPulpTree(t, src, withFile) })
+	}
+}
+
+// importPulpTree imports the tree export into an empty database, with or without the
+// .treeinfo file Pulp exports with the tree, and compares with src's sync.
+func importPulpTree(t *testing.T, src *env, withFile bool) {
+	ctx := context.Background()
 	dst := newEnv(t)
-	in := importPulp(t, dst.db, dst.repo("tree"), port, pulpTree)
+	var edit []func(map[string][]meta.ContentFile)
+	if !withFile {
+		edit = append(edit, func(files map[string][]meta.ContentFile) {
+			for id, fs := range files {
+				files[id] = slices.DeleteFunc(fs, func(f meta.ContentFile) bool { return f.RelativePath == ".treeinfo" })
+			}
+		})
+	}
+	in := importPulp(t, dst, dst.repo("tree"), pulpTree, edit...)
 	unique := map[string]bool{}
 	for _, ids := range in.in.mapping {
 		for _, id := range ids {
@@ -493,10 +529,18 @@ func TestPortImportPulpTree(t *testing.T) {
 		Treeinfo string `json:"treeinfo"`
 	}
 	json.Unmarshal(dstTree.Attrs, &ta)
-	for _, line := range []string{"repository = Savanna", "repository = Edge", "parent = Zoo", "addons = Zoo-Edge"} {
-		if !strings.Contains(ta.Treeinfo, line+"\n") {
-			t.Errorf(".treeinfo written lacks %q:\n%s", line, ta.Treeinfo)
+	if withFile && ta.Treeinfo != testtree.Treeinfo {
+		t.Errorf(".treeinfo stored\n%s\nwant the one exported\n%s", ta.Treeinfo, testtree.Treeinfo)
+	}
+	if !withFile {
+		for _, line := range []string{"repository = Savanna", "repository = Edge", "parent = Zoo", "addons = Zoo-Edge"} {
+			if !strings.Contains(ta.Treeinfo, line+"\n") {
+				t.Errorf(".treeinfo written lacks %q:\n%s", line, ta.Treeinfo)
+			}
 		}
+	}
+	if files, _ := meta.ContentFiles(ctx, dst.db, dstTree.ID); len(files) != 1 || files[0].RelativePath != "images/test1.img" {
+		t.Errorf("tree files %v, want only images/test1.img (publish writes the .treeinfo)", files)
 	}
 
 	srcSubs := src.subRepos()
@@ -527,5 +571,5 @@ func TestPortImportPulpTree(t *testing.T) {
 			t.Errorf("sub-repository %s: %d units, Pulp's %q maps %d", dir, len(ids), pulpName, len(in.in.mapping[pulpName]))
 		}
 	}
-	exportsAsPulp(t, port, dst, in, pulpTree)
+	exportsAsPulp(t, rpm.New(dst.core).Port(), dst, in, pulpTree)
 }

@@ -1,6 +1,7 @@
 package rpm_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"pith/blob"
 	"pith/content/rpm"
 	"pith/content/rpm/modulemd"
 	"pith/meta"
@@ -159,11 +161,22 @@ func TestPortRoundTrip(t *testing.T) {
 				}
 				in.files[id] = append(in.files[id], f)
 			}
+			for _, a := range out.out.added[id] {
+				dg, err := dst.store.Put(ctx, bytes.NewReader(a.data), blob.Expect{Size: -1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				art, _, err := meta.PutArtifact(ctx, dst.db, meta.ArtifactOf(dg))
+				if err != nil {
+					t.Fatal(err)
+				}
+				in.files[id] = append(in.files[id], meta.ContentFile{RelativePath: a.path, ArtifactID: &art.ID})
+			}
 		}
 	}
 	err = dst.db.Tx(ctx, func(tx *meta.Tx) error {
 		in.tx = tx
-		return port.Import(ctx, in)
+		return rpm.New(dst.core).Port().Import(ctx, in)
 	})
 	if err != nil {
 		t.Fatalf("import: %v", err)
@@ -180,7 +193,8 @@ func TestPortRoundTrip(t *testing.T) {
 				d.RelativePath, d.Digest, s.Type, s.NaturalKey, s.RepoKey, s.RelativePath, s.Digest)
 			continue
 		}
-		if got, want := comparableAttrs(t, d), comparableAttrs(t, s); !reflect.DeepEqual(got, want) {
+		if got, want := comparableAttrs(t, d), comparableAttrs(t, s); !reflect.DeepEqual(got, want) ||
+			s.Type == rpm.DistributionTreeType && !bytes.Equal(d.Attrs, s.Attrs) {
 			t.Errorf("%s %s: attrs\n%v\nwant\n%v", s.Type, s.NaturalKey, got, want)
 		}
 		if s.Type == rpm.PackageType {

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,6 +27,14 @@ import (
 var treeColumns = []string{"header_version", "release_name", "release_short", "release_version", "release_is_layered",
 	"base_product_name", "base_product_short", "base_product_version", "arch", "build_timestamp", "instimage", "mainimage",
 	"discnum", "totaldiscs", "digest"}
+
+// fileAdder is a PortOut that also exports a file of a unit that pith does not store
+// as one of the unit's files (a ContentArtifact row and its artifact). pulp_rpm stores
+// a tree's .treeinfo as a file of the tree, which its publish requires; pith keeps it in
+// the tree's attrs.
+type fileAdder interface {
+	AddFile(u meta.Content, relativePath string, data []byte) error
+}
 
 // exportTree is a tree unit with its parsed .treeinfo and sub-repositories by path.
 type exportTree struct {
@@ -53,6 +63,11 @@ func (e *exporter) trees(ctx context.Context) error {
 		t, err := treeinfo.Parse(strings.NewReader(ta.Treeinfo), ".treeinfo")
 		if err != nil {
 			return fmt.Errorf("distribution tree %s: %w", u.PulpID, err)
+		}
+		if fa, ok := e.x.(fileAdder); ok {
+			if err := fa.AddFile(u, ".treeinfo", []byte(ta.Treeinfo)); err != nil {
+				return fmt.Errorf("distribution tree %s: .treeinfo: %w", u.PulpID, err)
+			}
 		}
 		trees = append(trees, exportTree{u: u, t: t, subs: e.subs[u.ID]})
 		return w.Row(u, t.HeaderVersion, t.ReleaseName, t.ReleaseShort, t.ReleaseVersion, t.ReleaseIsLayered,
@@ -239,31 +254,41 @@ func (im *importer) trees(ctx context.Context) error {
 	return nil
 }
 
-// storeTree stores a tree read, its .treeinfo written from its fields, and its
-// sub-repositories, each named as sync names it.
+// storeTree stores a tree read, and its sub-repositories, each named as sync names it.
+// Its .treeinfo is the one exported with it (pulp_rpm exports the file synced), keyed
+// by its sha256 as sync keys it; without one it is written from the tree's fields.
 func (im *importer) storeTree(ctx context.Context, it *importTree) error {
-	for i, a := range it.t.Addons {
-		it.t.Addons[i].Parent = addonParent(&it.t, a.UID)
-	}
-	var buf bytes.Buffer
-	if err := treeinfo.Write(&buf, &it.t, nil); err != nil {
+	raw, files, err := im.treeinfoFile(ctx, im.x.Files(it.upstream))
+	if err != nil {
 		return err
 	}
-	raw := buf.String()
-	t, err := treeinfo.Parse(strings.NewReader(raw), ".treeinfo")
+	key := ""
+	if raw != nil {
+		key = sha256Hex(raw)
+	} else {
+		for i, a := range it.t.Addons {
+			it.t.Addons[i].Parent = addonParent(&it.t, a.UID)
+		}
+		var buf bytes.Buffer
+		if err := treeinfo.Write(&buf, &it.t, nil); err != nil {
+			return err
+		}
+		raw = buf.Bytes()
+		key, _, _ = strings.Cut(it.digest, "-")
+		if b, err := hex.DecodeString(key); err != nil || len(b) != 32 {
+			key = sha256Hex(raw)
+		}
+	}
+	t, err := treeinfo.Parse(bytes.NewReader(raw), ".treeinfo")
 	if err != nil {
-		return fmt.Errorf("the .treeinfo written from the rows: %w", err)
+		return err
 	}
-	key, _, _ := strings.Cut(it.digest, "-")
-	if b, err := hex.DecodeString(key); err != nil || len(b) != 32 {
-		key = sha256Hex(buf.Bytes())
-	}
-	attrs, err := json.Marshal(treeAttrs{DistributionTree: t, Treeinfo: raw})
+	attrs, err := json.Marshal(treeAttrs{DistributionTree: t, Treeinfo: string(raw)})
 	if err != nil {
 		return err
 	}
 	u, _, err := meta.PutContent(ctx, im.x.Tx(), meta.Content{Type: DistributionTreeType, NaturalKey: key, RepoKey: "distribution_tree",
-		Digest: key, Attrs: attrs}, im.x.Files(it.upstream))
+		Digest: key, Attrs: attrs}, files)
 	if err != nil {
 		return err
 	}
@@ -279,6 +304,43 @@ func (im *importer) storeTree(ctx context.Context, it *importTree) error {
 		im.subs[name] = repo
 	}
 	return nil
+}
+
+// treeinfoNames are where a tree's .treeinfo is among its files.
+var treeinfoNames = []string{".treeinfo", "treeinfo"}
+
+// treeinfoFile reads the .treeinfo among a tree's exported files, nil when there is
+// none with an artifact, and returns the other files: a tree's own files are those it
+// names (publish writes its .treeinfo).
+func (im *importer) treeinfoFile(ctx context.Context, files []meta.ContentFile) ([]byte, []meta.ContentFile, error) {
+	var raw []byte
+	var rest []meta.ContentFile
+	for _, f := range files {
+		if !slices.Contains(treeinfoNames, f.RelativePath) {
+			rest = append(rest, f)
+			continue
+		}
+		if raw != nil || f.ArtifactID == nil || im.store == nil {
+			continue
+		}
+		sum, err := fileSHA256(ctx, im.x.Tx(), []meta.ContentFile{f}, f.RelativePath)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := im.store.Open(ctx, sum)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", f.RelativePath, err)
+		}
+		raw, err = io.ReadAll(io.LimitReader(r, treeinfo.MaxSize+1))
+		r.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", f.RelativePath, err)
+		}
+		if len(raw) > treeinfo.MaxSize {
+			return nil, nil, fmt.Errorf("%s: larger than %d bytes", f.RelativePath, treeinfo.MaxSize)
+		}
+	}
+	return raw, rest, nil
 }
 
 // addonParent is the variant an addon belongs to, which the format does not say: the

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"pith/blob"
@@ -222,8 +224,9 @@ func (e *exporter) eachBatch(ctx context.Context, typ string, mapped bool, fn fu
 	if err != nil {
 		return err
 	}
-	for _, subs := range e.subs {
-		for _, sub := range subs {
+	for _, tree := range slices.Sorted(maps.Keys(e.subs)) {
+		for _, path := range slices.Sorted(maps.Keys(e.subs[tree])) {
+			sub := e.subs[tree][path]
 			err := subUnits(ctx, e.x.Q(), sub, typ, func(units []meta.Content) error {
 				if mapped {
 					e.x.Map(sub.Name, units)

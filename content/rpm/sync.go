@@ -506,7 +506,7 @@ func storePackages(ctx context.Context, tx *meta.Tx, rows []packageRow, remoteID
 			file.ArtifactID = &id
 		}
 		files := []meta.ContentFile{file}
-		if row.files != nil {
+		if len(row.files) > 0 {
 			files = row.files
 		}
 		in[i] = meta.NewUnit{Content: meta.Content{Type: PackageType, NaturalKey: packageKey(pkg), RepoKey: pkg.NEVRA(),

@@ -279,7 +279,7 @@ func (c *crud) writeExport(ctx context.Context, r *task.Run, out *port.Export, v
 		return err
 	}
 	for _, v := range versions {
-		if err := repos.Row(v.repo.Type, v.repo.Name, v.repo.Description, v.repo.RetainVersions, nil, false, exportDomain); err != nil {
+		if err := repos.Row(v.repo.Type, v.repo.Name, v.repo.Description, v.repo.RetainVersions, meta.RetainCheckpointsOf(v.repo.Attrs), false, exportDomain); err != nil {
 			return err
 		}
 	}
@@ -347,7 +347,7 @@ func (c *crud) exportVersion(ctx context.Context, r *task.Run, out *port.Export,
 	if err != nil {
 		return err
 	}
-	if err := rw.Row(append([]any{v.repo.Type, v.repo.Name, v.repo.Description, v.repo.RetainVersions, nil, false, exportDomain}, own...)...); err != nil {
+	if err := rw.Row(append([]any{v.repo.Type, v.repo.Name, v.repo.Description, v.repo.RetainVersions, meta.RetainCheckpointsOf(v.repo.Attrs), false, exportDomain}, own...)...); err != nil {
 		return err
 	}
 	if err := rw.Close(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"pith/api"
 	"pith/content/contenttest"
 	"pith/meta"
 	"pith/task"
@@ -114,6 +115,10 @@ func state(e *contenttest.Env) [5]int {
 // imported by another: the same units and bytes; every broken export fails its import
 // and changes nothing.
 func TestFileExportImport(t *testing.T) {
+	// Every batch of units in a transaction of its own, as a long import's are.
+	saved := *api.RotateEvery
+	*api.RotateEvery = 0
+	t.Cleanup(func() { *api.RotateEvery = saved })
 	src, dst := newEnv(t), newEnv(t)
 	exports, imports := t.TempDir(), t.TempDir()
 	src.Core.ExportPaths = []string{exports}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"pith/blob"
 	"pith/content"
@@ -350,10 +351,23 @@ func (c *crud) importRepository(ctx context.Context, r *task.Run, ar *port.Archi
 	dest := ir.dest
 	var v meta.Version
 	created := false
-	pi := &portIn{ar: ar, dir: ir.dir, files: files, mapping: mapping, imported: map[string]int64{}}
+	pi := &portIn{ctx: ctx, ar: ar, dir: ir.dir, files: files, mapping: mapping, imported: map[string]int64{}}
 	prog := r.Progress("import.repo.version.content", "Importing content for "+ir.src, -1)
+	var n int
 	err = c.core.DB.Tx(ctx, func(tx *meta.Tx) error {
-		pi.tx = tx
+		pi.tx, pi.rotated = tx, time.Now()
+		dest = ir.dest
+		if dest == nil {
+			// Made by an earlier attempt of this transaction whose first part was
+			// committed (a rotation), or else made now.
+			found, _, err := meta.ListRepositories(ctx, tx, meta.List{Where: []string{"r.name = ?", "r.sub_of IS NULL", "r.type = ?"}, Args: []any{ir.src, ir.typ}})
+			if err != nil {
+				return err
+			}
+			if len(found) > 0 {
+				dest = &found[0]
+			}
+		}
 		if dest == nil {
 			repo, err := c.createImported(ctx, tx, ar, ir)
 			if err != nil {
@@ -365,15 +379,21 @@ func (c *crud) importRepository(ctx context.Context, r *task.Run, ar *port.Archi
 		if err := ir.port.Import(ctx, pi); err != nil {
 			return err
 		}
+		if pi.rotateErr != nil {
+			return pi.rotateErr
+		}
 		ids, err := pi.versionUnits(ir.src)
 		if err != nil {
 			return err
 		}
-		prog.SetTotal(int64(len(ids)))
-		prog.Add(int64(len(ids)))
+		n = len(ids)
 		v, created, err = meta.NewVersion(ctx, tx, dest.ID, meta.Change{RemoveAll: true, Add: ids, Finalize: c.core.Finalize})
 		return err
 	})
+	// Progress is saved on another connection: never while the transaction holds
+	// SQLite's one write lock.
+	prog.SetTotal(int64(n))
+	prog.Add(int64(n))
 	prog.Finish(err)
 	if err != nil {
 		return err
@@ -498,18 +518,36 @@ func (c *crud) importFiles(ctx context.Context, ar *port.Archive, dir string) (m
 	return out, flush()
 }
 
+// rotateEvery is how long an import writes in one transaction before it commits what
+// it has and goes on in another (meta.Tx.Rotate): a long write would keep SQLite's
+// other writers (task leases, heartbeats, the API) waiting.
+var rotateEvery = 2 * time.Second
+
 // portIn is content.PortIn over an export being imported.
 type portIn struct {
-	ar       *port.Archive
-	dir      string
-	tx       *meta.Tx
-	repo     meta.Repository
-	files    map[string][]meta.ContentFile
-	mapping  map[string][]string
-	imported map[string]int64
+	ctx     context.Context
+	rotated time.Time // when tx last began
+	// rotateErr is a failed rotation: the import fails with it.
+	rotateErr error
+	ar        *port.Archive
+	dir       string
+	tx        *meta.Tx
+	repo      meta.Repository
+	files     map[string][]meta.ContentFile
+	mapping   map[string][]string
+	imported  map[string]int64
 }
 
-func (p *portIn) Tx() *meta.Tx                 { return p.tx }
+// Tx is the import's transaction, rotated every rotateEvery: a Port asks for it for
+// each batch it stores, and the units stored so far are whole units (their version
+// comes last, in the final transaction).
+func (p *portIn) Tx() *meta.Tx {
+	if p.rotateErr == nil && time.Since(p.rotated) > rotateEvery {
+		p.rotateErr = p.tx.Rotate(p.ctx)
+		p.rotated = time.Now()
+	}
+	return p.tx
+}
 func (p *portIn) Repository() meta.Repository  { return p.repo }
 func (p *portIn) Mapping() map[string][]string { return p.mapping }
 func (p *portIn) Imported(upstream string, id int64) {

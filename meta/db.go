@@ -266,6 +266,7 @@ func (db *DB) rowStmt(ctx context.Context, q string) *sql.Stmt {
 // Tx is a transaction with the same query methods as DB.
 type Tx struct {
 	tx      *sql.Tx
+	db      *DB
 	dialect Dialect
 	keys    *secret.Keys
 	after   []func()
@@ -344,17 +345,42 @@ func (db *DB) tx(ctx context.Context, fn func(tx *Tx) error) error {
 	if err != nil {
 		return err
 	}
-	tx := &Tx{tx: stx, dialect: db.dialect, keys: db.keys}
+	tx := &Tx{tx: stx, db: db, dialect: db.dialect, keys: db.keys}
 	if err := fn(tx); err != nil {
-		stx.Rollback()
+		tx.tx.Rollback()
 		return err
 	}
-	if err := stx.Commit(); err != nil {
+	if err := tx.tx.Commit(); err != nil {
 		return err
 	}
 	for _, f := range tx.after {
 		f()
 	}
+	return nil
+}
+
+// Rotate commits what the transaction has written and carries on in a new one, the
+// same *Tx. A long writer (an import of thousands of units) rotates now and then so
+// that others can write meanwhile: SQLite has one writer at a time, and a task's lease
+// is renewed by writes. What was committed stays when a later part fails, so a caller
+// rotates only where the database is consistent (units stored, no version yet).
+func (tx *Tx) Rotate(ctx context.Context) error {
+	for _, s := range tx.stmts {
+		s.Close()
+	}
+	tx.stmts = nil
+	if err := tx.tx.Commit(); err != nil {
+		return err
+	}
+	for _, f := range tx.after {
+		f()
+	}
+	tx.after = nil
+	stx, err := tx.db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	tx.tx = stx
 	return nil
 }
 

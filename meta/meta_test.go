@@ -332,3 +332,43 @@ func TestUsers(t *testing.T) {
 		}
 	})
 }
+
+// TestTxRotate: what a transaction wrote before it rotates is committed (others see
+// it, a later failure keeps it); what it writes after is the new transaction's.
+func TestTxRotate(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *meta.DB) {
+		ctx := context.Background()
+		names := func() []string {
+			repos, _, err := meta.ListRepositories(ctx, db, meta.List{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, r := range repos {
+				out = append(out, r.Name)
+			}
+			return out
+		}
+		err := db.Tx(ctx, func(tx *meta.Tx) error {
+			if _, err := meta.CreateRepository(ctx, tx, meta.Repository{Type: "file.file", Name: "before"}); err != nil {
+				return err
+			}
+			if err := tx.Rotate(ctx); err != nil {
+				return err
+			}
+			if got := names(); len(got) != 1 || got[0] != "before" {
+				t.Errorf("after rotating, others see %v", got)
+			}
+			if _, err := meta.CreateRepository(ctx, tx, meta.Repository{Type: "file.file", Name: "after"}); err != nil {
+				return err
+			}
+			return errors.New("fail after the rotation")
+		})
+		if err == nil {
+			t.Fatal("the failure was lost")
+		}
+		if got := names(); len(got) != 1 || got[0] != "before" {
+			t.Errorf("after the failure: %v, want only what was committed by the rotation", got)
+		}
+	})
+}

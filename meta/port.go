@@ -26,8 +26,10 @@ func versionsCond(vs []VersionKey) (string, []any) {
 // VersionUnits is a page of a version's units of the given types (all when none), by
 // id after after.
 func VersionUnits(ctx context.Context, q Querier, v VersionKey, after int64, limit int, types ...string) ([]Content, error) {
+	// Paged by the membership's content_id, which its index holds: by c.id, SQLite sorts
+	// every remaining unit again for each page.
 	query := "SELECT " + contentCols + " FROM repository_content rc JOIN contents c ON c.id = rc.content_id WHERE rc.repository_id = ? AND " +
-		InVersion("rc", "?") + " AND c.id > ?"
+		InVersion("rc", "?") + " AND rc.content_id > ?"
 	args := []any{v.RepositoryID, v.Number, v.Number, after}
 	if len(types) > 0 {
 		query += " AND c.type IN " + placeholders(len(types))
@@ -36,7 +38,7 @@ func VersionUnits(ctx context.Context, q Querier, v VersionKey, after int64, lim
 		}
 	}
 	var out []Content
-	err := scanRows(ctx, q, query+" ORDER BY c.id LIMIT ?", append(args, limit), func(r *sql.Rows) error {
+	err := scanRows(ctx, q, query+" ORDER BY rc.content_id LIMIT ?", append(args, limit), func(r *sql.Rows) error {
 		c, err := scanContent(r)
 		out = append(out, c)
 		return err

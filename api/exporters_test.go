@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"pith/content/ansible"
 	"pith/content/contenttest"
 	"pith/content/file"
-	"pith/content/ansible"
 	"pith/content/rpm"
 )
 

@@ -40,12 +40,13 @@ type crud struct {
 	gracePeriod time.Duration // how long a distribution's previous publication stays servable
 }
 
-// Tasks are the task functions of the general create, update and delete tasks and of
-// replication.
+// Tasks are the task functions of the general create, update and delete tasks, of
+// replication and of filesystem exports.
 func Tasks(core *content.Core, gracePeriod time.Duration) map[string]task.Func {
 	c := &crud{core: core, gracePeriod: gracePeriod}
 	return map[string]task.Func{rest.CreateTask: c.create, updateTask: c.runUpdate, deleteTask: c.runDelete,
-		replicateTask: c.replicate, finalizeTask: c.finalize, pulpExportTask: c.pulpExport, pulpImportTask: c.pulpImport}
+		replicateTask: c.replicate, finalizeTask: c.finalize, pulpExportTask: c.pulpExport, pulpImportTask: c.pulpImport,
+		fsPublicationTask: c.fsExport, fsVersionTask: c.fsExport}
 }
 
 // errDryRun rolls back a validation transaction.
@@ -163,6 +164,11 @@ func (c *crud) applyUpdate(ctx context.Context, tx *meta.Tx, a updateArgs) error
 		} else if err != nil {
 			return err
 		}
+	case kindPulpExporter, kindFSExporter:
+		k, _ := exporterKindOf(a.Kind)
+		if err := c.applyExporterUpdate(ctx, tx, k, a); err != nil {
+			return err
+		}
 	default:
 		return fmt.Errorf("update of unknown kind %q", a.Kind)
 	}
@@ -189,6 +195,9 @@ func (s *Server) deleteHandler(kind string, lock func(*http.Request) []string) r
 			_, err = meta.DistributionByPulpID(r.Context(), s.db, a.ID)
 		case kindACS:
 			_, err = meta.ACSByPulpID(r.Context(), s.db, a.ID)
+		case kindPulpExporter, kindFSExporter:
+			k, _ := exporterKindOf(kind)
+			_, err = exporterByID(r.Context(), s.db, k, a.ID)
 		}
 		if err != nil {
 			return err
@@ -234,6 +243,15 @@ func (c *crud) runDelete(ctx context.Context, r *task.Run) error {
 				return err
 			}
 			if err := meta.DeleteACS(ctx, tx, x.ID); err != nil {
+				return err
+			}
+		case kindPulpExporter, kindFSExporter:
+			k, _ := exporterKindOf(a.Kind)
+			x, err := exporterByID(ctx, tx, k, a.ID)
+			if err != nil {
+				return err
+			}
+			if err := meta.DeleteExporter(ctx, tx, x.ID); err != nil {
 				return err
 			}
 		default:

@@ -329,3 +329,72 @@ func tarArtifacts(t *testing.T, path string) int {
 	}
 	return n
 }
+
+// Importers: a mapping to a repository that does not exist, a taken name and bad import
+// bodies are 400s naming the problem; import-check answers what was sent, as Pulp.
+func TestImporterAndImportCheck(t *testing.T) {
+	e := newEnv(t)
+	dir := t.TempDir()
+	e.Core.ImportPaths = []string{dir}
+	code, m := e.JSON("POST", "/pulp/api/v3/importers/core/pulp/", map[string]any{"name": "i", "repo_mapping": map[string]string{"a": "missing"}})
+	if code != 400 || !strings.Contains(jsonText(m), `Failed to find repositories from repo_mapping: names: [\"missing\"]`) {
+		t.Errorf("mapping to a missing repository: %d %v", code, m)
+	}
+	if n := e.Count("importers"); n != 0 {
+		t.Errorf("%d importers after a refused create", n)
+	}
+	code, repo := e.JSON("POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": "dest"})
+	if code != 201 {
+		t.Fatal(code, repo)
+	}
+	code, m = e.JSON("POST", "/pulp/api/v3/importers/core/pulp/", map[string]any{"name": "i", "repo_mapping": map[string]string{"a": "dest"}})
+	if code != 201 || m["repo_mapping"].(map[string]any)["a"] != "dest" {
+		t.Fatalf("importer: %d %v", code, m)
+	}
+	importer := m["pulp_href"].(string)
+	if code, m := e.JSON("POST", "/pulp/api/v3/importers/core/pulp/", map[string]any{"name": "i"}); code != 400 || !strings.Contains(jsonText(m), "unique") {
+		t.Errorf("a taken name: %d %v", code, m)
+	}
+	if code, m := e.JSON("PATCH", importer, map[string]any{"repo_mapping": map[string]string{}}); code != 200 || len(m["repo_mapping"].(map[string]any)) != 0 {
+		t.Errorf("patch: %d %v", code, m)
+	}
+	for _, c := range []struct {
+		body map[string]any
+		want string
+	}{
+		{map[string]any{}, "One of 'path' or 'toc' must be specified."},
+		{map[string]any{"path": dir + "/x.tar", "toc": dir + "/x-toc.json"}, "Only one of 'path' and 'toc' may be specified."},
+		{map[string]any{"path": "/etc/x.tar"}, "path '/etc/x.tar' is not an allowed import path"},
+		{map[string]any{"path": dir + "/../x.tar"}, "is not an allowed import path"},
+	} {
+		if code, m := e.JSON("POST", importer+"imports/", c.body); code != 400 || !strings.Contains(jsonText(m), c.want) {
+			t.Errorf("import %v: %d %v, want 400 with %q", c.body, code, m, c.want)
+		}
+	}
+	if n := e.Count("task_groups"); n != 0 {
+		t.Errorf("refused imports made %d task groups", n)
+	}
+
+	os.WriteFile(filepath.Join(dir, "x.tar"), []byte("x"), 0o644)
+	for _, c := range []struct {
+		body map[string]any
+		want string
+	}{
+		{map[string]any{"path": filepath.Join(dir, "x.tar")}, `{"path":{"context":"` + filepath.Join(dir, "x.tar") + `","is_valid":true,"messages":[]}}`},
+		{map[string]any{"path": filepath.Join(dir, "y.tar")}, `"is_valid":false,"messages":["file ` + filepath.Join(dir, "y.tar") + ` does not exist"]`},
+		{map[string]any{"toc": "/etc/passwd"}, `"messages":["/etc is not an allowed import path"]`},
+		{map[string]any{"repo_mapping": `{"a": "b"}`}, `{"repo_mapping":{"context":"{\"a\": \"b\"}","is_valid":true,"messages":[]}}`},
+		{map[string]any{"repo_mapping": `{nope`}, `"is_valid":false,"messages":["invalid JSON"]`},
+	} {
+		code, m := e.JSON("POST", "/pulp/api/v3/importers/core/pulp/import-check/", c.body)
+		if code != 200 || !strings.Contains(jsonText(m), c.want) {
+			t.Errorf("import-check %v: %d %s, want %s", c.body, code, jsonText(m), c.want)
+		}
+	}
+	if code, m := e.JSON("POST", "/pulp/api/v3/importers/core/pulp/import-check/", map[string]any{}); code != 400 || !strings.Contains(jsonText(m), "One of 'path', 'toc', or 'repo_mapping' must be specified.") {
+		t.Errorf("empty import-check: %d %v", code, m)
+	}
+	if code, m := e.JSON("POST", "/pulp/api/v3/importers/core/pulp/import-check/", map[string]any{"repo_mapping": map[string]string{"a": "b"}}); code != 400 {
+		t.Errorf("import-check with an object repo_mapping: %d %v (Pulp: 400, it is a string)", code, m)
+	}
+}

@@ -39,8 +39,8 @@ func exportHref(kind, exporterID, id string) string {
 	return exporterHref(kind, exporterID) + "exports/" + id + "/"
 }
 
-// exportedVersion is a version an export writes, with its repository and type.
-type exportedVersion struct {
+// versionExport is a version an export writes, with its repository and type.
+type versionExport struct {
 	repo meta.Repository
 	n    int64
 	port content.Port
@@ -141,7 +141,7 @@ func (c *crud) pulpExport(ctx context.Context, r *task.Run) error {
 	if err != nil {
 		return err
 	}
-	r.Created(exportHref(x.Kind, x.PulpID, e.PulpID))
+	r.Created(pulpExporters.exportHref(x.PulpID, e.PulpID))
 	keys := make([]meta.VersionKey, len(versions))
 	for i, v := range versions {
 		keys[i] = meta.VersionKey{RepositoryID: v.repo.ID, Number: v.n}
@@ -181,8 +181,8 @@ func (c *crud) pulpExport(ctx context.Context, r *task.Run) error {
 }
 
 // exportVersions reads the versions an export writes.
-func (c *crud) exportVersions(ctx context.Context, refs []string) ([]exportedVersion, error) {
-	var out []exportedVersion
+func (c *crud) exportVersions(ctx context.Context, refs []string) ([]versionExport, error) {
+	var out []versionExport
 	for _, ref := range refs {
 		id, n, err := parseVersionRef(ref)
 		if err != nil {
@@ -199,14 +199,14 @@ func (c *crud) exportVersions(ctx context.Context, refs []string) ([]exportedVer
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, exportedVersion{repo: repo, n: n, port: p})
+		out = append(out, versionExport{repo: repo, n: n, port: p})
 	}
 	return out, nil
 }
 
 // baseVersions matches the base versions of an incremental export to the versions
 // exported, by repository; a repository without a base fails, as in Pulp.
-func baseVersions(ctx context.Context, q meta.Querier, versions []exportedVersion, refs []string) ([]meta.VersionKey, error) {
+func baseVersions(ctx context.Context, q meta.Querier, versions []versionExport, refs []string) ([]meta.VersionKey, error) {
 	byRepo := map[string]int64{}
 	for _, ref := range refs {
 		id, n, err := parseVersionRef(ref)
@@ -230,7 +230,7 @@ func baseVersions(ctx context.Context, q meta.Querier, versions []exportedVersio
 }
 
 // writeExport writes the members of an export, in Pulp's order.
-func (c *crud) writeExport(ctx context.Context, r *task.Run, out *port.Export, versions []exportedVersion, keys, base []meta.VersionKey) error {
+func (c *crud) writeExport(ctx context.Context, r *task.Run, out *port.Export, versions []versionExport, keys, base []meta.VersionKey) error {
 	db := c.core.DB
 	comps := []map[string]string{{"component": "core", "version": c.componentVersion("core")}}
 	seen := map[string]bool{}
@@ -334,7 +334,7 @@ func (c *crud) exportArtifact(ctx context.Context, out *port.Export, rows conten
 
 // exportVersion writes a version's directory: the type's repository row, the type's
 // resources, the files of its units and, when the type mapped units, content_mapping.
-func (c *crud) exportVersion(ctx context.Context, r *task.Run, out *port.Export, v exportedVersion) error {
+func (c *crud) exportVersion(ctx context.Context, r *task.Run, out *port.Export, v versionExport) error {
 	dir := fmt.Sprintf("repository-%s_%d/", v.repo.Name, v.n)
 	rw, err := out.Resource(dir+v.port.RepositoryResource, append([]string{"pulp_type", "name", "description", "retain_repo_versions",
 		"retain_checkpoints", "user_hidden", "pulp_domain"}, v.port.RepositoryColumns...)...)

@@ -447,6 +447,8 @@ func (s *Server) tableOf(model string) (table, col string) {
 		return "roles", "pulp_id"
 	case "core.upstreampulp":
 		return "upstream_pulps", "pulp_id"
+	case "core.pulpexporter", "core.filesystemexporter":
+		return "exporters", "pulp_id"
 	}
 	switch coll := s.env.CollectionOf(model); {
 	case strings.HasPrefix(coll, "contentguards/"):

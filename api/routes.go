@@ -129,6 +129,8 @@ func (s *Server) coreOps(t *rest.Table) []rest.Op {
 	}
 	ops = append(ops, s.guardOps(t)...)
 	ops = append(ops, s.upstreamOps(t)...)
+	ops = append(ops, s.exporterOps(t, pulpExporters)...)
+	ops = append(ops, s.exporterOps(t, fsExporters)...)
 	ops = append(ops, s.importerOps(t)...)
 	return append(ops, s.accessOps(t)...)
 }

@@ -121,9 +121,10 @@ func ListExporters(ctx context.Context, q Querier, l List) ([]Exporter, int64, e
 	return xs, n, fillExporterRepos(ctx, q, xs)
 }
 
-// UpdateExporter writes an exporter's name, path, attrs and repositories.
+// UpdateExporter writes an exporter's name, path, attrs, last export and repositories.
 func UpdateExporter(ctx context.Context, q Querier, x Exporter) error {
-	_, err := q.Exec(ctx, `UPDATE exporters SET name = ?, path = ?, attrs = ?, updated = ? WHERE id = ?`, x.Name, x.Path, rawText(x.Attrs), Now(), x.ID)
+	_, err := q.Exec(ctx, `UPDATE exporters SET name = ?, path = ?, attrs = ?, last_export = ?, updated = ? WHERE id = ?`,
+		x.Name, x.Path, rawText(x.Attrs), x.LastExport, Now(), x.ID)
 	if IsUniqueViolation(err) {
 		return fmt.Errorf("exporter named %q: %w", x.Name, ErrConflict)
 	}

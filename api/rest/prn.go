@@ -28,6 +28,9 @@ var coreModels = map[string]string{
 	"auth.user":           "users/",
 	"core.group":          "groups/",
 	"core.upstreampulp":   "upstream-pulps/",
+	// Exporters (their exports are below them, and have no collection of their own).
+	"core.pulpexporter":       "exporters/core/pulp/",
+	"core.filesystemexporter": "exporters/core/filesystem/",
 	// Content guards.
 	"core.rbaccontentguard":            "contentguards/core/rbac/",
 	"core.contentredirectcontentguard": "contentguards/core/content_redirect/",

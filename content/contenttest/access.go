@@ -377,7 +377,7 @@ func (tr *tour) matrixRequest(op openapi.Operation, c caller) (method, path, ct 
 		cur := e.read(p)
 		b := map[string]any{}
 		for _, keep := range []string{"name", "url", "base_path", "repository", "publication", "remote", "username", "permissions", "statements",
-			"header_name", "header_value", "ca_certificate", "api_root"} {
+			"header_name", "header_value", "ca_certificate", "api_root", "path", "repositories"} {
 			if v, ok := cur[keep]; ok && v != nil {
 				b[keep] = v
 			}
@@ -401,6 +401,15 @@ func (tr *tour) matrixRequest(op openapi.Operation, c caller) (method, path, ct 
 		return jsonReq("POST", p, map[string]any{"repository": tr.refs.Repository})
 	case suffix == "create" && coll == "contentguards":
 		return jsonReq("POST", p, tr.guardBody(guardSegment(p)))
+	case coll == "exporters" && strings.HasSuffix(op.ID, "_exports_create"):
+		p, body := tr.exportRequest(exporterKind(op.ID))
+		return jsonReq("POST", fresh(strings.TrimSuffix(p, "exports/"))+"exports/", body)
+	case isImporter(op.ID) && suffix != "delete" && !strings.HasSuffix(op.ID, "update"):
+		if method, path, body, ok := tr.importerRequest(op.ID, p); ok {
+			return jsonReq(method, path, body)
+		}
+	case coll == "exporters" && suffix == "create":
+		return jsonReq("POST", p, tr.exporterBody(exporterKind(op.ID)))
 	case op.ID == "upstream_pulps_create":
 		return jsonReq("POST", p, tr.upstreamBody())
 	case op.ID == "upstream_pulps_replicate":
@@ -496,6 +505,14 @@ func (tr *tour) deletable(op openapi.Operation, coll string) string {
 		return tr.json("POST", href.Root+"uploads/", map[string]any{"size": 1})["pulp_href"].(string)
 	case op.ID == "upstream_pulps_delete":
 		return tr.json("POST", href.Root+"upstream-pulps/", tr.upstreamBody())["pulp_href"].(string)
+	case coll == "exporters" && strings.HasSuffix(op.ID, "_exports_delete"):
+		return tr.export(exporterKind(op.ID))
+	case coll == "exporters":
+		return tr.exporter(exporterKind(op.ID))
+	case op.ID == "importers_core_pulp_imports_delete":
+		return tr.importRow()
+	case coll == "importers":
+		return tr.importer()
 	case op.ID == "tasks_delete":
 		// One the administrator dispatched (the caller's own tasks are its to delete).
 		return tr.first(href.Root + "tasks/?state=completed&ordering=pulp_created")

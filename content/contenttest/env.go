@@ -90,7 +90,8 @@ func New(t *testing.T, types ...Maker) *Env {
 	// one (X-Task-Diagnostics) makes its task run it.
 	q := task.New(db, funcs, task.Options{Workers: 2, Poll: 20 * time.Millisecond, Diagnostics: slices.Collect(maps.Keys(task.Profilers))})
 	var app *serve.Server
-	core := content.NewCore(content.Config{DB: db, Store: store, Queue: q, Invalidate: func() { app.Invalidate() }})
+	core := content.NewCore(content.Config{DB: db, Store: store, Queue: q, Invalidate: func() { app.Invalidate() },
+		AllowedExportPaths: []string{filepath.Join(dir, "exports")}, AllowedImportPaths: []string{filepath.Join(dir, "exports")}})
 	var ts []content.Type
 	for _, mk := range types {
 		ts = append(ts, mk(core))

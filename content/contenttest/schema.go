@@ -298,6 +298,18 @@ func (tr *tour) setup() {
 	// nothing.
 	tr.vars["upstream_pulp_href"] = tr.json("POST", href.Root+"upstream-pulps/", tr.upstreamBody())["pulp_href"].(string)
 
+	// One exporter of each kind, with an export.
+	for _, kind := range []string{"pulp", "filesystem"} {
+		x := tr.export(kind)
+		tr.vars[kind+"_exporter_href"] = x[:strings.Index(x, "exports/")]
+		tr.vars[kind+"_"+kind+"_export_href"] = x
+	}
+
+	// An importer, with an import.
+	imp := tr.importRow()
+	tr.vars["pulp_importer_href"] = imp[:strings.Index(imp, "imports/")]
+	tr.vars["pulp_pulp_import_href"] = imp
+
 	// One content guard of each kind.
 	tr.ca = string(testcert.NewCA(e.T, "schema check CA").PEM)
 	for _, g := range guardVars {
@@ -431,6 +443,8 @@ func (tr *tour) every() {
 		coll, _, _ := strings.Cut(op.ID, "_")
 		p := tr.path(op.Path)
 		switch suffix := op.ID[strings.LastIndex(op.ID, "_")+1:]; {
+		case tr.callExporter(op.ID, suffix):
+		case tr.callImporter(op.ID, p):
 		case op.ID == "artifacts_create":
 			ct, body := Multipart(nil, "file", "blob", []byte("another artifact"))
 			tr.send("POST", p, ct, body)
@@ -507,7 +521,7 @@ func (tr *tour) every() {
 			cur := e.read(p)
 			body := map[string]any{}
 			for _, keep := range []string{"name", "url", "base_path", "repository", "publication", "remote", "username", "permissions", "statements",
-				"header_name", "header_value", "ca_certificate", "api_root"} {
+				"header_name", "header_value", "ca_certificate", "api_root", "path", "repositories"} {
 				if v, ok := cur[keep]; ok && v != nil {
 					body[keep] = v
 				}

@@ -105,9 +105,9 @@ func deps(ds []repodata.Dep) [][]any {
 	return out
 }
 
-// rpmPackageDetails reads the files and changelogs of packages from their stored
+// packageDetails reads the files and changelogs of packages from their stored
 // filelists and other fragments.
-func (p *Plugin) rpmPackageDetails(ctx context.Context, ids []int64) (map[int64]*repodata.Package, error) {
+func packageDetails(ctx context.Context, q meta.Querier, ids []int64) (map[int64]*repodata.Package, error) {
 	out := map[int64]*repodata.Package{}
 	if len(ids) == 0 {
 		return out, nil
@@ -116,7 +116,7 @@ func (p *Plugin) rpmPackageDetails(ctx context.Context, ids []int64) (map[int64]
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := p.db.Query(ctx, `SELECT content_id, filelists_xml, other_xml FROM rpm_fragments WHERE content_id IN (`+marks+`)`, args...)
+	rows, err := q.Query(ctx, `SELECT content_id, filelists_xml, other_xml FROM rpm_fragments WHERE content_id IN (`+marks+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -163,20 +163,34 @@ func renderRpmPackage(c meta.Content, a *meta.Artifact, detail *repodata.Package
 		Files: [][]any{}, Changelogs: [][]any{},
 	}
 	if detail != nil {
-		for _, f := range detail.Files {
-			dir, name := f.Path, ""
-			if i := strings.LastIndexByte(f.Path, '/'); i >= 0 {
-				dir, name = f.Path[:i+1], f.Path[i+1:]
-			}
-			var typ any
-			if f.Type != "" {
-				typ = f.Type
-			}
-			out.Files = append(out.Files, []any{typ, dir, name})
+		out.Files, out.Changelogs = fileCells(detail.Files), changelogCells(detail.Changelogs)
+	}
+	return out
+}
+
+// fileCells renders a package's files as Pulp does: [type, directory, name], the type null
+// for a regular file.
+func fileCells(fs []repodata.File) [][]any {
+	out := make([][]any, 0, len(fs))
+	for _, f := range fs {
+		dir, name := "", f.Path
+		if i := strings.LastIndexByte(f.Path, '/'); i >= 0 {
+			dir, name = f.Path[:i+1], f.Path[i+1:]
 		}
-		for _, cl := range detail.Changelogs {
-			out.Changelogs = append(out.Changelogs, []any{cl.Author, cl.Date, cl.Text})
+		var typ any
+		if f.Type != "" {
+			typ = f.Type
 		}
+		out = append(out, []any{typ, dir, name})
+	}
+	return out
+}
+
+// changelogCells renders a package's changelogs as Pulp does: [author, date, text].
+func changelogCells(cs []repodata.Changelog) [][]any {
+	out := make([][]any, 0, len(cs))
+	for _, cl := range cs {
+		out = append(out, []any{cl.Author, cl.Date, cl.Text})
 	}
 	return out
 }
@@ -289,7 +303,7 @@ func (p *Plugin) renderPackages(ctx context.Context, cs []meta.Content) ([]any, 
 	if err != nil {
 		return nil, err
 	}
-	details, err := p.rpmPackageDetails(ctx, ids)
+	details, err := packageDetails(ctx, p.db, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -433,6 +433,9 @@ type packageRow struct {
 	pkg   *repodata.Package
 	attrs []byte
 	frags [3]string
+	// files, when set, are the unit's files (an import's), instead of its location
+	// with the remote's source.
+	files []meta.ContentFile
 }
 
 func newPackageRow(pkg *repodata.Package) (packageRow, error) {
@@ -502,8 +505,12 @@ func storePackages(ctx context.Context, tx *meta.Tx, rows []packageRow, remoteID
 		if id, ok := have[digest]; ok && digest != "" {
 			file.ArtifactID = &id
 		}
+		files := []meta.ContentFile{file}
+		if len(row.files) > 0 {
+			files = row.files
+		}
 		in[i] = meta.NewUnit{Content: meta.Content{Type: PackageType, NaturalKey: packageKey(pkg), RepoKey: pkg.NEVRA(),
-			RelativePath: pkg.LocationHref, Digest: digest, Attrs: row.attrs}, Files: []meta.ContentFile{file}}
+			RelativePath: pkg.LocationHref, Digest: digest, Attrs: row.attrs}, Files: files}
 	}
 	units, created, err := meta.PutContents(ctx, tx, in)
 	if err != nil {

@@ -1,10 +1,12 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -270,9 +272,6 @@ func (c *crud) writeExport(ctx context.Context, r *task.Run, out *port.Export, v
 	}
 	prog.SetTotal(count)
 	prog.Finish(nil)
-	if err := arts.Close(); err != nil {
-		return err
-	}
 	// Every repository of the export, with Pulp's core columns.
 	repos, err := out.Resource("pulpcore.app.modelresource.RepositoryResource.json",
 		"pulp_type", "name", "description", "retain_repo_versions", "retain_checkpoints", "user_hidden", "pulp_domain")
@@ -287,12 +286,15 @@ func (c *crud) writeExport(ctx context.Context, r *task.Run, out *port.Export, v
 	if err := repos.Close(); err != nil {
 		return err
 	}
+	// The artifact rows are written last: a type may add files of its own to its
+	// versions (portOut.AddFile). Pulp's importers read the tar whole, in any order.
+	added := map[string]bool{}
 	for _, v := range versions {
-		if err := c.exportVersion(ctx, r, out, v); err != nil {
+		if err := c.exportVersion(ctx, r, out, v, arts, added); err != nil {
 			return fmt.Errorf("repository %q version %d: %w", v.repo.Name, v.n, err)
 		}
 	}
-	return nil
+	return arts.Close()
 }
 
 // exportArtifact writes an artifact's blob and its row.
@@ -334,7 +336,7 @@ func (c *crud) exportArtifact(ctx context.Context, out *port.Export, rows conten
 
 // exportVersion writes a version's directory: the type's repository row, the type's
 // resources, the files of its units and, when the type mapped units, content_mapping.
-func (c *crud) exportVersion(ctx context.Context, r *task.Run, out *port.Export, v versionExport) error {
+func (c *crud) exportVersion(ctx context.Context, r *task.Run, out *port.Export, v versionExport, arts content.RowWriter, added map[string]bool) error {
 	dir := fmt.Sprintf("repository-%s_%d/", v.repo.Name, v.n)
 	rw, err := out.Resource(dir+v.port.RepositoryResource, append([]string{"pulp_type", "name", "description", "retain_repo_versions",
 		"retain_checkpoints", "user_hidden", "pulp_domain"}, v.port.RepositoryColumns...)...)
@@ -355,7 +357,7 @@ func (c *crud) exportVersion(ctx context.Context, r *task.Run, out *port.Export,
 	if err != nil {
 		return err
 	}
-	po := &portOut{c: c, out: out, dir: dir, repo: v.repo, version: version, key: meta.VersionKey{RepositoryID: v.repo.ID, Number: v.n}}
+	po := &portOut{c: c, out: out, arts: arts, added: added, dir: dir, repo: v.repo, version: version, key: meta.VersionKey{RepositoryID: v.repo.ID, Number: v.n}}
 	if err := v.port.Export(ctx, po); err != nil {
 		return err
 	}
@@ -401,6 +403,11 @@ func (c *crud) exportVersion(ctx context.Context, r *task.Run, out *port.Export,
 	if err := writeFiles(extra); err != nil {
 		return err
 	}
+	for _, f := range po.files {
+		if err := files.Row(f.SHA256, f.ContentPulpID, f.RelativePath); err != nil {
+			return err
+		}
+	}
 	if err := files.Close(); err != nil {
 		return err
 	}
@@ -425,6 +432,37 @@ type portOut struct {
 	key     meta.VersionKey
 	mapping map[string][]string
 	extra   map[int64]bool
+	// arts are the export's artifact rows, added the set of the sha256 of the files
+	// types added (AddFile) that the export holds, files the version's.
+	arts  content.RowWriter
+	added map[string]bool
+	files []meta.PortFile
+}
+
+// AddFile exports a file of a unit that pith does not store as one of its files (rpm:
+// a distribution tree's .treeinfo, which pulp_rpm stores as a file of the tree and its
+// publish needs): an artifact of the export, and a file of the unit in this version.
+func (p *portOut) AddFile(u meta.Content, relativePath string, data []byte) error {
+	if _, err := content.CleanRelativePath(relativePath); err != nil {
+		return err
+	}
+	hr := blob.NewHashReader(bytes.NewReader(data), []string{"md5", "sha1", "sha224", "sha384", "sha512"})
+	if _, err := io.Copy(io.Discard, hr); err != nil {
+		return err
+	}
+	d := hr.Digests()
+	if !p.added[d.SHA256] {
+		p.added[d.SHA256] = true
+		name := "artifact/" + d.SHA256[:2] + "/" + d.SHA256[2:]
+		if err := p.out.Member(name, int64(len(data)), bytes.NewReader(data)); err != nil {
+			return err
+		}
+		if err := p.arts.Row(name, d.Size, d.MD5, d.SHA1, d.SHA224, d.SHA256, d.SHA384, d.SHA512, exportDomain); err != nil {
+			return err
+		}
+	}
+	p.files = append(p.files, meta.PortFile{ContentPulpID: u.PulpID, RelativePath: relativePath, SHA256: d.SHA256})
+	return nil
 }
 
 func (p *portOut) Q() meta.Querier             { return p.c.core.DB }

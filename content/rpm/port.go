@@ -57,7 +57,6 @@ var rpmRepositoryColumns = []string{"metadata_signing_service", "package_signing
 func (p *Plugin) Port() content.Port {
 	return content.Port{
 		App:                "rpm",
-		Version:            p.Claims().Version,
 		RepositoryResource: repositoryResource,
 		RepositoryColumns:  rpmRepositoryColumns,
 		RepositoryRow:      repositoryRow,

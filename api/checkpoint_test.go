@@ -142,3 +142,56 @@ func TestCheckpointBadInput(t *testing.T) {
 		t.Errorf("the checkpoint distribution changed: %d %v", code, m)
 	}
 }
+
+// retain_checkpoints (newer Pulp's) keeps the newest checkpoint publications
+// checkpoints and makes the older ones plain publications, deleting none: after each
+// checkpoint publication, and when the setting changes.
+func TestRetainCheckpoints(t *testing.T) {
+	e := newEnv(t)
+	code, repo := e.JSON("POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": "r", "retain_checkpoints": 2})
+	if code != 201 || repo["retain_checkpoints"] != float64(2) {
+		t.Fatalf("create: %d %v", code, repo)
+	}
+	rh := repo["pulp_href"].(string)
+	var pubs []string
+	for range 4 {
+		code, m := e.JSON("POST", "/pulp/api/v3/publications/file/file/", map[string]any{"repository": rh, "checkpoint": true})
+		pubs = append(pubs, e.Done("publication", code, m)["created_resources"].([]any)[0].(string))
+		time.Sleep(2 * time.Millisecond) // distinct creation times
+	}
+	checkpoints := func() []string {
+		_, m := e.JSON("GET", "/pulp/api/v3/publications/file/file/?checkpoint=true&ordering=pulp_created", nil)
+		var out []string
+		for _, r := range m["results"].([]any) {
+			out = append(out, r.(map[string]any)["pulp_href"].(string))
+		}
+		return out
+	}
+	if got := checkpoints(); fmt.Sprint(got) != fmt.Sprint(pubs[2:]) {
+		t.Errorf("checkpoints %v, want the newest two %v", got, pubs[2:])
+	}
+	if _, m := e.JSON("GET", "/pulp/api/v3/publications/file/file/", nil); m["count"] != float64(4) {
+		t.Errorf("%v publications, want all 4 kept", m["count"])
+	}
+	code, m := e.JSON("PATCH", rh, map[string]any{"retain_checkpoints": 1})
+	e.Done("update", code, m)
+	if got := checkpoints(); fmt.Sprint(got) != fmt.Sprint(pubs[3:]) {
+		t.Errorf("after retain_checkpoints 1: %v, want %v", got, pubs[3:])
+	}
+	// Patching another field keeps the setting; 0 is refused, null keeps every one.
+	code, m = e.JSON("PATCH", rh, map[string]any{"description": "d"})
+	e.Done("update", code, m)
+	if _, r := e.JSON("GET", rh, nil); r["retain_checkpoints"] != float64(1) {
+		t.Errorf("retain_checkpoints after another patch: %v", r["retain_checkpoints"])
+	}
+	if code, m := e.JSON("PATCH", rh, map[string]any{"retain_checkpoints": 0}); code != 400 || !strings.Contains(fmt.Sprint(m), "greater than or equal to 1") {
+		t.Errorf("retain_checkpoints 0: %d %v", code, m)
+	}
+	code, m = e.JSON("PATCH", rh, map[string]any{"retain_checkpoints": nil})
+	e.Done("update", code, m)
+	code, m = e.JSON("POST", "/pulp/api/v3/publications/file/file/", map[string]any{"repository": rh, "checkpoint": true})
+	e.Done("publication", code, m)
+	if got := checkpoints(); len(got) != 2 {
+		t.Errorf("with retain_checkpoints null: %d checkpoints, want 2", len(got))
+	}
+}

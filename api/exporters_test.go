@@ -11,12 +11,14 @@ import (
 
 	"pith/content/contenttest"
 	"pith/content/file"
+	"pith/content/ansible"
 	"pith/content/rpm"
 )
 
-// exportEnv is pith with file and rpm, exports allowed below e.ExportRoot().
+// exportEnv is pith with file and rpm, which can be exported, and ansible, which
+// cannot; exports allowed below e.ExportRoot().
 func exportEnv(t *testing.T) *contenttest.Env {
-	return contenttest.New(t, contenttest.Type(file.New), contenttest.Type(rpm.New))
+	return contenttest.New(t, contenttest.Type(file.New), contenttest.Type(rpm.New), contenttest.Type(ansible.New))
 }
 
 const (
@@ -125,7 +127,7 @@ func TestExporterCRUD(t *testing.T) {
 func TestExporterBadInput(t *testing.T) {
 	e := exportEnv(t)
 	repo := fileRepo(e, "exported", nil)
-	_, rpmRepo := e.JSON("POST", "/pulp/api/v3/repositories/rpm/rpm/", map[string]any{"name": "rpms"})
+	_, otherRepo := e.JSON("POST", "/pulp/api/v3/repositories/ansible/ansible/", map[string]any{"name": "collections"})
 	good := filepath.Join(e.ExportRoot(), "good")
 	mustCreate(e, pulpExporters, map[string]any{"name": "taken", "path": good, "repositories": []string{repo}})
 	outside := t.TempDir()
@@ -155,8 +157,8 @@ func TestExporterBadInput(t *testing.T) {
 		{"bad method", fsExporters, map[string]any{"name": "a", "path": good, "method": "copy"}, "method", "not a valid choice"},
 		{"not a repository", pulpExporters, map[string]any{"name": "a", "path": good, "repositories": []string{"/pulp/api/v3/tasks/"}}, "repositories", "No URL match"},
 		{"missing repository", pulpExporters, map[string]any{"name": "a", "path": good, "repositories": []string{missingRepo}}, "repositories", "does not exist"},
-		{"repository of a type that cannot be exported", pulpExporters, map[string]any{"name": "a", "path": good, "repositories": []string{rpmRepo["pulp_href"].(string)}},
-			"repositories", "rpm.rpm, which cannot be exported"},
+		{"repository of a type that cannot be exported", pulpExporters, map[string]any{"name": "a", "path": good, "repositories": []string{otherRepo["pulp_href"].(string)}},
+			"repositories", "ansible.ansible, which cannot be exported"},
 		{"last export of another exporter", pulpExporters, map[string]any{"name": "a", "path": good, "repositories": []string{},
 			"last_export": pulpExporters + "00000000-0000-0000-0000-000000000000/exports/00000000-0000-0000-0000-000000000000/"}, "last_export", "does not exist"},
 		{"unknown field", pulpExporters, map[string]any{"name": "a", "path": good, "repositories": []string{}, "colour": "red"}, "colour", "Unexpected"},
@@ -177,7 +179,7 @@ func TestExporterBadInput(t *testing.T) {
 	_, x := e.JSON("GET", pulpExporters+"?name=taken", nil)
 	h := x["results"].([]any)[0].(map[string]any)["pulp_href"].(string)
 	tasks := e.Count("tasks")
-	for _, body := range []map[string]any{{"path": outside}, {"repositories": []string{rpmRepo["pulp_href"].(string)}}, {"name": ""}} {
+	for _, body := range []map[string]any{{"path": outside}, {"repositories": []string{otherRepo["pulp_href"].(string)}}, {"name": ""}} {
 		if code, m := e.JSON("PATCH", h, body); code != 400 {
 			t.Errorf("PATCH %v: %d %v", body, code, m)
 		}

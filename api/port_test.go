@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -173,8 +174,15 @@ func TestFileExportImport(t *testing.T) {
 		}
 	}
 
-	// In chunks, through the table of contents: the same content again, no new version.
+	if got := tarMember(t, tarPath, "versions.json"); got != `[{"component": "core", "version": "3.105.25"}, {"component": "file", "version": "3.105.25"}]` {
+		t.Errorf("versions.json %s", got)
+	}
+
+	// In chunks, through the table of contents: the same content again, no new version;
+	// versions.json names the versions --export-versions gives.
+	src.Core.ExportVersions = map[string]string{"core": "3.123.1", "file": "3.123.1"}
 	chunked := exportVersion(src, exports, repo, 1, true, 1024)
+	src.Core.ExportVersions = nil
 	ctoc := chunked["toc_info"].(map[string]any)["file"].(string)
 	if n := len(chunked["output_file_info"].(map[string]any)); n < 5 {
 		t.Fatalf("chunked export wrote %d files", n)
@@ -396,5 +404,26 @@ func TestImporterAndImportCheck(t *testing.T) {
 	}
 	if code, m := e.JSON("POST", "/pulp/api/v3/importers/core/pulp/import-check/", map[string]any{"repo_mapping": map[string]string{"a": "b"}}); code != 400 {
 		t.Errorf("import-check with an object repo_mapping: %d %v (Pulp: 400, it is a string)", code, m)
+	}
+}
+
+// tarMember reads a member of a tar.
+func tarMember(t *testing.T, path, name string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			t.Fatalf("%s has no %s: %v", path, name, err)
+		}
+		if h.Name == name {
+			b, _ := io.ReadAll(tr)
+			return string(b)
+		}
 	}
 }

@@ -234,12 +234,19 @@ func baseVersions(ctx context.Context, q meta.Querier, versions []versionExport,
 // writeExport writes the members of an export, in Pulp's order.
 func (c *crud) writeExport(ctx context.Context, r *task.Run, out *port.Export, versions []versionExport, keys, base []meta.VersionKey) error {
 	db := c.core.DB
-	comps := []map[string]string{{"component": "core", "version": c.componentVersion("core")}}
+	stamp := func(comp string) map[string]string {
+		v := c.componentVersion(comp)
+		if s, ok := c.core.ExportVersions[comp]; ok {
+			v = s
+		}
+		return map[string]string{"component": comp, "version": v}
+	}
+	comps := []map[string]string{stamp("core")}
 	seen := map[string]bool{}
 	for _, v := range versions {
 		if !seen[v.port.App] {
 			seen[v.port.App] = true
-			comps = append(comps, map[string]string{"component": v.port.App, "version": c.componentVersion(v.port.App)})
+			comps = append(comps, stamp(v.port.App))
 		}
 	}
 	if err := out.JSON("versions.json", comps); err != nil {
@@ -279,7 +286,7 @@ func (c *crud) writeExport(ctx context.Context, r *task.Run, out *port.Export, v
 		return err
 	}
 	for _, v := range versions {
-		if err := repos.Row(v.repo.Type, v.repo.Name, v.repo.Description, v.repo.RetainVersions, nil, false, exportDomain); err != nil {
+		if err := repos.Row(v.repo.Type, v.repo.Name, v.repo.Description, v.repo.RetainVersions, meta.RetainCheckpointsOf(v.repo.Attrs), false, exportDomain); err != nil {
 			return err
 		}
 	}
@@ -347,7 +354,7 @@ func (c *crud) exportVersion(ctx context.Context, r *task.Run, out *port.Export,
 	if err != nil {
 		return err
 	}
-	if err := rw.Row(append([]any{v.repo.Type, v.repo.Name, v.repo.Description, v.repo.RetainVersions, nil, false, exportDomain}, own...)...); err != nil {
+	if err := rw.Row(append([]any{v.repo.Type, v.repo.Name, v.repo.Description, v.repo.RetainVersions, meta.RetainCheckpointsOf(v.repo.Attrs), false, exportDomain}, own...)...); err != nil {
 		return err
 	}
 	if err := rw.Close(); err != nil {

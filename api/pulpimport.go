@@ -407,10 +407,12 @@ func (c *crud) createImported(ctx context.Context, tx *meta.Tx, ar *port.Archive
 		} else if d != "" {
 			fields["description"] = d
 		}
-		if n, ok, err := row.Int("retain_repo_versions"); err != nil {
-			return err
-		} else if ok {
-			fields["retain_repo_versions"] = n
+		for _, col := range []string{"retain_repo_versions", "retain_checkpoints"} {
+			if n, ok, err := row.Int(col); err != nil {
+				return err
+			} else if ok {
+				fields[col] = n
+			}
 		}
 		return nil
 	})

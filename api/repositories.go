@@ -56,8 +56,7 @@ func withContent(latest bool) func(l *meta.List, d meta.Dialect, v string) error
 }
 
 // repoColumns are the body fields kept in columns rather than in attrs.
-// (retain_checkpoints, of newer releases, is never stored.)
-var repoColumns = []string{"name", "description", "retain_repo_versions", "remote", "pulp_labels", "retain_checkpoints"}
+var repoColumns = []string{"name", "description", "retain_repo_versions", "remote", "pulp_labels"}
 
 func (s *Server) renderRepo(r meta.Repository) any {
 	kind, _ := s.core.Table().RepoKind(r.Type)
@@ -70,7 +69,7 @@ func (s *Server) renderRepo(r meta.Repository) any {
 	*out = rest.RepoResponse{
 		PulpHref: href.Repository(r.Type, r.PulpID), Prn: href.PRN(kind.PRN, r.PulpID), PulpCreated: rest.Time(r.Created), PulpLastUpdated: rest.Time(r.Updated),
 		VersionsHref: href.Repository(r.Type, r.PulpID) + "versions/", PulpLabels: r.Labels, LatestVersionHref: href.Version(r.Type, r.PulpID, r.LatestVersion),
-		Name: r.Name, Description: r.Description, RetainRepoVersions: r.RetainVersions,
+		Name: r.Name, Description: r.Description, RetainRepoVersions: r.RetainVersions, RetainCheckpoints: meta.RetainCheckpointsOf(r.Attrs),
 	}
 	if r.RemotePulpID != nil {
 		h := href.Remote(*r.RemoteType, *r.RemotePulpID)
@@ -86,7 +85,8 @@ func applyRepo(ctx context.Context, q meta.Querier, cur meta.Repository, k rest.
 	in := body.Repo()
 	if partial {
 		json.Unmarshal(cur.Attrs, body)
-		*in = rest.RepoIn{Name: cur.Name, Description: cur.Description, RetainRepoVersions: cur.RetainVersions}
+		*in = rest.RepoIn{Name: cur.Name, Description: cur.Description, RetainRepoVersions: cur.RetainVersions,
+			RetainCheckpoints: meta.RetainCheckpointsOf(cur.Attrs)}
 		if cur.RemotePulpID != nil {
 			h := href.Remote(*cur.RemoteType, *cur.RemotePulpID)
 			in.Remote = &h
@@ -103,8 +103,8 @@ func applyRepo(ctx context.Context, q meta.Querier, cur meta.Repository, k rest.
 	if in.RetainRepoVersions != nil && *in.RetainRepoVersions < 1 {
 		return cur, rest.BadField("retain_repo_versions", "Ensure this value is greater than or equal to 1.")
 	}
-	if in.RetainCheckpoints != nil {
-		return cur, rest.BadField("retain_checkpoints", "Limiting checkpoints is not supported by this server yet: every checkpoint publication is kept until it is deleted.")
+	if in.RetainCheckpoints != nil && *in.RetainCheckpoints < 1 {
+		return cur, rest.BadField("retain_checkpoints", "Ensure this value is greater than or equal to 1.")
 	}
 	if v, ok := body.(rest.Validator); ok {
 		if err := v.Validate(); err != nil {

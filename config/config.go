@@ -43,6 +43,10 @@ type Config struct {
 	// AllowedImportPaths are the directories imports may read from (Pulp's
 	// ALLOWED_IMPORT_PATHS); none refuses every import.
 	AllowedImportPaths []string `json:"allowed_import_paths"`
+	// ExportVersions are the component versions an export's versions.json names instead
+	// of those pith claims ("core=3.123.1"), for a Pulp that imports only exports of its
+	// own X.Y.
+	ExportVersions []string `json:"export_versions"`
 	// OrphanProtectionMinutes keeps new unreferenced content from orphan cleanup.
 	OrphanProtectionMinutes int `json:"orphan_protection_minutes"`
 	// PublicationGraceMinutes keeps a superseded publication servable.
@@ -181,6 +185,8 @@ func settings() []setting {
 			func(c *Config, v string) error { c.AllowedExportPaths = paths(v); return nil }},
 		{"allowed-import-paths", "comma-separated directories imports may read from (default: none, every import refused)",
 			func(c *Config, v string) error { c.AllowedImportPaths = paths(v); return nil }},
+		{"export-versions", "comma-separated component=version pairs an export's versions.json names instead of pith's own (e.g. core=3.123.1,file=3.123.1,rpm=3.39.4, for a Pulp of those releases to import it)",
+			func(c *Config, v string) error { c.ExportVersions = paths(v); return nil }},
 		{"orphan-protection-minutes", "minutes new unreferenced content is safe from orphan cleanup",
 			num("orphan-protection-minutes", func(c *Config) *int { return &c.OrphanProtectionMinutes })},
 		{"publication-grace-minutes", "minutes a superseded publication stays servable",
@@ -237,7 +243,26 @@ func (c Config) Diagnostics() ([]string, error) {
 	return out, nil
 }
 
-// paths splits a comma-separated list of paths, dropping empty entries (an empty
+// ExportVersionMap parses ExportVersions: component → version.
+func (c Config) ExportVersionMap() (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range c.ExportVersions {
+		comp, v, ok := strings.Cut(p, "=")
+		parts := strings.Split(v, ".")
+		if !ok || comp == "" || len(parts) < 2 || len(comp) > 64 || len(v) > 64 {
+			return nil, fmt.Errorf("export-versions: %q is not component=X.Y[.Z]", p)
+		}
+		for _, n := range parts {
+			if _, err := strconv.Atoi(n); err != nil {
+				return nil, fmt.Errorf("export-versions: %q is not component=X.Y[.Z]", p)
+			}
+		}
+		out[comp] = v
+	}
+	return out, nil
+}
+
+// paths splits a comma-separated list of values, dropping empty entries (an empty
 // value is an empty list).
 func paths(v string) []string {
 	var out []string
@@ -379,6 +404,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if _, err := c.Diagnostics(); err != nil {
+		return err
+	}
+	if _, err := c.ExportVersionMap(); err != nil {
 		return err
 	}
 	for _, f := range []struct {

@@ -162,3 +162,15 @@ func TestDatabaseURLUntouched(t *testing.T) {
 		}
 	}
 }
+
+func TestExportVersions(t *testing.T) {
+	good := Config{ExportVersions: []string{"core=3.123.1", "rpm=3.39"}}
+	if m, err := good.ExportVersionMap(); err != nil || m["core"] != "3.123.1" || m["rpm"] != "3.39" {
+		t.Errorf("%v %v", m, err)
+	}
+	for _, bad := range []string{"core", "core=", "=3.1.1", "core=3", "core=3.x.1", "core=3.1.1;rm"} {
+		if _, err := (Config{ExportVersions: []string{bad}}).ExportVersionMap(); err == nil || !strings.Contains(err.Error(), "export-versions") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

@@ -31,6 +31,9 @@ type Core struct {
 	// ExportPaths and ImportPaths are the directories exports may write below and
 	// imports read from (AllowedPath).
 	ExportPaths, ImportPaths []string
+	// ExportVersions are component versions an export's versions.json names instead
+	// of those pith claims (--export-versions).
+	ExportVersions map[string]string
 }
 
 // Config is what a Core is made of.
@@ -48,6 +51,8 @@ type Config struct {
 	// AllowedExportPaths and AllowedImportPaths are the directories exports may write
 	// below and imports read from; none refuses every export or import.
 	AllowedExportPaths, AllowedImportPaths []string
+	// ExportVersions are component versions exports name instead of pith's claims.
+	ExportVersions map[string]string
 }
 
 // DefaultMaxMetadataSize is the default bound of a staged metadata file: several times
@@ -68,7 +73,7 @@ func NewCore(cfg Config) *Core {
 		cfg.MaxMetadataSize = DefaultMaxMetadataSize
 	}
 	c := &Core{DB: cfg.DB, Store: cfg.Store, Log: cfg.Log, maxMetadata: cfg.MaxMetadataSize, env: env,
-		ExportPaths: cfg.AllowedExportPaths, ImportPaths: cfg.AllowedImportPaths, owner: map[string]Type{}}
+		ExportPaths: cfg.AllowedExportPaths, ImportPaths: cfg.AllowedImportPaths, ExportVersions: cfg.ExportVersions, owner: map[string]Type{}}
 	c.table = rest.NewTable(env)
 	return c
 }

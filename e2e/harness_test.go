@@ -75,6 +75,18 @@ type server struct {
 	log     *logBuffer
 	proc    *exec.Cmd   // the `pith serve` process
 	workers []*exec.Cmd // worker processes of a split installation
+	// database and storage are the installation's settings ("" for the defaults).
+	database, storage string
+}
+
+// storageOf is the value of --storage among flags ("" for none).
+func storageOf(flags []string) string {
+	for i, f := range flags {
+		if f == "--storage" && i+1 < len(flags) {
+			return flags[i+1]
+		}
+	}
+	return ""
 }
 
 // client is an HTTP client that trusts the server's certificate.
@@ -116,7 +128,7 @@ func startPith(t *testing.T, database string, extra ...string) *server {
 // is the data directory's own SQLite file.
 func startPithOn(t *testing.T, data, database string, extra ...string) *server {
 	t.Helper()
-	s := &server{addr: freePort(t), data: data, log: &logBuffer{}}
+	s := &server{addr: freePort(t), data: data, log: &logBuffer{}, database: database, storage: storageOf(extra)}
 	s.url = "http://" + s.addr
 	s.content = s.url
 	args := append([]string{"--data", s.data, "--workers", "2"}, extra...)
@@ -140,7 +152,7 @@ func startPithOn(t *testing.T, data, database string, extra ...string) *server {
 // host), one content app and two workers.
 func startSplit(t *testing.T, database string, extra ...string) *server {
 	t.Helper()
-	s := &server{addr: freePort(t), data: t.TempDir(), log: &logBuffer{}}
+	s := &server{addr: freePort(t), data: t.TempDir(), log: &logBuffer{}, database: database, storage: storageOf(extra)}
 	s.url = "http://" + s.addr
 	contentAddr := freePort(t)
 	s.content = "http://" + contentAddr

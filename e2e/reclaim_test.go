@@ -2,18 +2,26 @@ package e2e
 
 import (
 	"bytes"
+	"io"
+	"strings"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"os"
 	"path/filepath"
+	"pith/blob"
+	"pith/blob/driver/fs"
+	"pith/blob/driver/s3"
+	"pith/blob/driver/sqlblob"
+	"pith/meta"
 	"testing"
 )
 
 // `pulp repository reclaim` drops the stored files of a synced repository and the
 // content app fetches one again on request; repair of every artifact finds a blob
-// overwritten on disk and fetches it again from the remote.
+// overwritten in its storage (on disk, in the database, in S3) and fetches it again
+// from the remote.
 func TestReclaimAndRepair(t *testing.T) {
 	fx := fixtures(t)
 	puppet := manifestEntries(t, filepath.Join(sharedData(), "file-katello-puppet", "PULP_MANIFEST"))
@@ -51,21 +59,9 @@ func TestReclaimAndRepair(t *testing.T) {
 				t.Fatalf("%d artifacts of %s after the refetch, want 1", n, name)
 			}
 
-			// Blobs on disk are the sqlite installation's; the others keep theirs in the
-			// database and in S3.
-			if inst != "sqlite" {
-				return
-			}
-			sha := puppet[name]
-			blob := filepath.Join(s.data, "blobs", "artifact", sha[:2], sha[2:])
-			data, err := os.ReadFile(blob)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data[len(data)/2] ^= 0xff
-			if err := os.WriteFile(blob, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			// The blob overwritten where the installation keeps it (a file, a database row,
+			// an S3 object), as a failing disk or a careless operator would.
+			corruptBlob(t, s, puppet[name])
 			req, _ := http.NewRequest("POST", s.url+"/pulp/api/v3/repair/", bytes.NewReader([]byte(`{"verify_checksums": true}`)))
 			req.Header.Set("Content-Type", "application/json")
 			req.SetBasicAuth("admin", adminPassword)
@@ -91,5 +87,61 @@ func TestReclaimAndRepair(t *testing.T) {
 			}
 			fetch("after repair")
 		})
+	}
+}
+
+// corruptBlob replaces a stored blob's bytes with others, under the same name, in the
+// storage of an installation, through pith's own blob driver.
+func corruptBlob(t *testing.T, s *server, sha string) {
+	t.Helper()
+	ctx := t.Context()
+	var drv blob.Driver
+	var err error
+	switch {
+	case s.storage == "database":
+		db, err := meta.Open(ctx, s.database)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		drv, err = sqlblob.New(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+	case strings.HasPrefix(s.storage, "s3://"):
+		cfg, err := s3.ParseURL(s.storage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if drv, err = s3.New(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		if drv, err = fs.New(filepath.Join(s.data, "blobs")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := drv.Open(ctx, sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(r)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0xff
+	if err := drv.Delete(ctx, sha); err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := drv.Create(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := tmp.Commit(ctx, sha); err != nil {
+		t.Fatal(err)
 	}
 }

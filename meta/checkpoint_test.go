@@ -99,3 +99,52 @@ func TestCheckpoints(t *testing.T) {
 		}
 	})
 }
+
+// TestRetainCheckpoints: with retain_checkpoints in its attrs, a repository's
+// checkpoint publications beyond the newest N become plain ones when another is made
+// and when the setting changes; other repositories' are untouched.
+func TestRetainCheckpoints(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *meta.DB) {
+		ctx := context.Background()
+		repo, err := meta.CreateRepository(ctx, db, meta.Repository{Type: "file.file", Name: "r", Attrs: []byte(`{"retain_checkpoints": 2}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := meta.CreateRepository(ctx, db, meta.Repository{Type: "file.file", Name: "other"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, r := range []int64{other.ID, repo.ID, repo.ID, repo.ID, other.ID} {
+			err := db.Tx(ctx, func(tx *meta.Tx) error {
+				p, err := meta.CreatePublication(ctx, tx, meta.Publication{Type: "file.file", RepositoryID: r, Checkpoint: true}, nil)
+				ids = append(ids, p.ID)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		flags := func() []bool {
+			var out []bool
+			for _, id := range ids {
+				var cp bool
+				if err := db.QueryRow(ctx, `SELECT checkpoint FROM publications WHERE id = ?`, id).Scan(&cp); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, cp)
+			}
+			return out
+		}
+		if got, want := flags(), []bool{true, false, true, true, true}; !cmp.Equal(got, want) {
+			t.Errorf("checkpoints %v, want %v", got, want)
+		}
+		repo.Attrs = []byte(`{"retain_checkpoints": 1}`)
+		if err := meta.UpdateRepository(ctx, db, repo); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := flags(), []bool{true, false, false, true, true}; !cmp.Equal(got, want) {
+			t.Errorf("after retain_checkpoints 1: %v, want %v", got, want)
+		}
+	})
+}

@@ -56,6 +56,15 @@ func CreatePublication(ctx context.Context, tx *Tx, p Publication, files []Publi
 	if err != nil {
 		return Publication{}, fmt.Errorf("insert publication: %w", err)
 	}
+	if p.Checkpoint {
+		var attrs string
+		if err := tx.QueryRow(ctx, `SELECT attrs FROM repositories WHERE id = ?`, p.RepositoryID).Scan(&attrs); err != nil {
+			return Publication{}, fmt.Errorf("publication's repository %d: %w", p.RepositoryID, err)
+		}
+		if err := retainCheckpoints(ctx, tx, p.RepositoryID, RetainCheckpointsOf(json.RawMessage(attrs))); err != nil {
+			return Publication{}, err
+		}
+	}
 	seen := make(map[string]struct{}, len(files))
 	for _, f := range files {
 		if _, ok := seen[f.RelativePath]; ok {

@@ -149,7 +149,35 @@ func UpdateRepository(ctx context.Context, q Querier, r Repository) error {
 	if IsUniqueViolation(err) {
 		return fmt.Errorf("repository named %q: %w", r.Name, ErrConflict)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return retainCheckpoints(ctx, q, r.ID, RetainCheckpointsOf(r.Attrs))
+}
+
+// RetainCheckpointsOf is a repository's retain_checkpoints (newer Pulp's), kept in its
+// attrs; nil keeps every checkpoint.
+func RetainCheckpointsOf(attrs json.RawMessage) *int64 {
+	var a struct {
+		RetainCheckpoints *int64 `json:"retain_checkpoints"`
+	}
+	json.Unmarshal(attrs, &a)
+	return a.RetainCheckpoints
+}
+
+// retainCheckpoints makes the repository's checkpoint publications beyond the newest
+// keep plain publications, as Pulp's cleanup_old_checkpoints does (it deletes none);
+// nil keeps them all.
+func retainCheckpoints(ctx context.Context, q Querier, repoID int64, keep *int64) error {
+	if keep == nil {
+		return nil
+	}
+	_, err := q.Exec(ctx, `UPDATE publications SET checkpoint = FALSE WHERE repository_id = ? AND checkpoint AND id NOT IN
+		(SELECT id FROM publications WHERE repository_id = ? AND checkpoint ORDER BY created DESC, id DESC LIMIT ?)`, repoID, repoID, *keep)
+	if err != nil {
+		return fmt.Errorf("retain_checkpoints of repository %d: %w", repoID, err)
+	}
+	return nil
 }
 
 // DeleteRepository deletes a repository with its versions, membership and publications.

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"pith/blob"
 	"pith/content"
@@ -141,10 +142,22 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request, m meta.Remote, sr
 	}
 	// The fetch outlives a client that goes away, so the others still get the file.
 	ctx := context.WithoutCancel(r.Context())
-	body, length, err := dl.Open(ctx, src.URL, want)
+	// A file an alternate content source has is taken from it first (Pulp's content app
+	// does the same); a source that fails is passed over for a while, the remote used.
+	var body io.ReadCloser
+	var length int64
+	from := "remote " + m.Name
+	acsURL := ""
+	if fl != nil && want.SHA256 != "" {
+		body, length, acsURL, from = s.openAlternate(ctx, want)
+	}
+	if body == nil {
+		from = "remote " + m.Name
+		body, length, err = dl.Open(ctx, src.URL, want)
+	}
 	if err != nil {
 		s.failFlight(fl, err)
-		s.opt.Logger.Warn("on-demand fetch failed", "path", r.URL.Path, "remote", m.Name, "err", err)
+		s.opt.Logger.Warn("on-demand fetch failed", "path", r.URL.Path, "from", from, "err", err)
 		var de *download.Error
 		if errors.As(err, &de) && de.Status == http.StatusNotFound {
 			http.Error(w, r.URL.Path+" was not found on the remote", http.StatusNotFound)
@@ -189,7 +202,10 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request, m meta.Remote, sr
 		// The bytes did not verify, or upstream broke off: nothing is stored, and the
 		// client must not take a truncated body for the file.
 		s.failFlight(fl, err)
-		s.opt.Logger.Warn("on-demand fetch failed while streaming", "path", r.URL.Path, "remote", m.Name, "err", err)
+		s.opt.Logger.Warn("on-demand fetch failed while streaming", "path", r.URL.Path, "from", from, "err", err)
+		if acsURL != "" {
+			s.acsFailure(acsURL) // the next request asks the remote
+		}
 		panic(http.ErrAbortHandler)
 	}
 	if bw == nil {
@@ -213,6 +229,66 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request, m meta.Remote, sr
 		return
 	}
 	fl.artifact = &a
+}
+
+// acsRetry is how long an alternate content source URL that failed is passed over.
+const acsRetry = 10 * time.Minute
+
+// maxACSFailed bounds the failed URLs remembered; past it the oldest are forgotten.
+const maxACSFailed = 10000
+
+// openAlternate opens a file from the first alternate content source that has it (by
+// sha256) and answers; body is nil when none does. from names it for the log, url is
+// the URL opened.
+func (s *Server) openAlternate(ctx context.Context, want download.Expect) (body io.ReadCloser, length int64, url, from string) {
+	srcs, err := meta.ACSSources(ctx, s.db, []string{want.SHA256})
+	if err != nil {
+		s.opt.Logger.Warn("alternate content sources not consulted", "err", err)
+		return nil, 0, "", ""
+	}
+	for _, src := range srcs[want.SHA256] {
+		if s.acsPassed(src.URL) {
+			continue
+		}
+		m, err := meta.RemoteByID(ctx, s.db, src.RemoteID)
+		if err == nil {
+			var dl *download.Downloader
+			if dl, err = s.downloader(m); err == nil {
+				w := want
+				if w.Size < 0 {
+					w.Size = src.Size
+				}
+				if body, length, err = dl.Open(ctx, src.URL, w); err == nil {
+					return body, length, src.URL, "alternate content source " + src.ACSName
+				}
+			}
+		}
+		s.opt.Logger.Warn("alternate content source failed; trying the next source", "acs", src.ACSName, "err", err)
+		s.acsFailure(src.URL)
+	}
+	return nil, 0, "", ""
+}
+
+// acsPassed reports whether an alternate content source URL failed lately.
+func (s *Server) acsPassed(url string) bool {
+	s.dmu.Lock()
+	defer s.dmu.Unlock()
+	at, ok := s.acsFailed[url]
+	return ok && time.Since(at) < acsRetry
+}
+
+// acsFailure remembers that an alternate content source URL failed.
+func (s *Server) acsFailure(url string) {
+	s.dmu.Lock()
+	defer s.dmu.Unlock()
+	if len(s.acsFailed) >= maxACSFailed {
+		for u, at := range s.acsFailed {
+			if time.Since(at) >= acsRetry || len(s.acsFailed) >= maxACSFailed {
+				delete(s.acsFailed, u)
+			}
+		}
+	}
+	s.acsFailed[url] = time.Now()
 }
 
 func (s *Server) failFlight(fl *flight, err error) {

@@ -65,6 +65,9 @@ type Server struct {
 
 	dmu         sync.Mutex
 	downloaders map[int64]remoteDownloader // by remote; rebuilt when the remote changes
+	// acsFailed are the URLs of alternate content sources that failed a fetch, and
+	// when: they are passed over for acsRetry (guarded by dmu).
+	acsFailed map[string]time.Time
 
 	small smallCache
 }
@@ -115,7 +118,7 @@ func New(db *meta.DB, store *blob.Store, opt Options) *Server {
 	}
 	return &Server{db: db, store: store, opt: opt, cache: lru.New[resolutionKey, resolution](opt.CacheSize),
 		presigned: lru.New[signedKey, signedURL](opt.CacheSize), flight: map[int64]*flight{},
-		downloaders: map[int64]remoteDownloader{}}
+		downloaders: map[int64]remoteDownloader{}, acsFailed: map[string]time.Time{}}
 }
 
 // Invalidate is called when distributions, publications, repository versions or remotes

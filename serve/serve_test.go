@@ -745,3 +745,81 @@ func TestNoCache(t *testing.T) {
 		t.Errorf("the small file was cached")
 	}
 }
+
+// An on-demand file an alternate content source has is fetched from the source, not
+// the remote; a source that serves a wrong file is passed over afterwards and the
+// remote asked.
+func TestOnDemandFromAlternateSource(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	good := bytes.Repeat([]byte("from the source "), 1000)
+	other := bytes.Repeat([]byte("b"), 500)
+	up := &upstream{files: map[string][]byte{"/a.bin": good, "/b.bin": other}}
+	us := httptest.NewServer(up)
+	defer us.Close()
+	alt := &upstream{files: map[string][]byte{"/mirror/a.bin": good, "/mirror/b.bin": bytes.Repeat([]byte("x"), 500)}}
+	as := httptest.NewServer(alt)
+	defer as.Close()
+	f.version(f.remote("a.bin", us.URL+"/a.bin", good, "on_demand"), f.remote("b.bin", us.URL+"/b.bin", other, "on_demand"))
+	if _, err := meta.CreateDistribution(ctx, f.db, meta.Distribution{Type: "file.file", Name: "d", BasePath: "acs", RepositoryID: &f.repo.ID}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := meta.CreateRemote(ctx, f.db, meta.Remote{Type: "file.file", Name: "acs-remote", URL: as.URL + "/mirror/", Policy: "on_demand",
+		Attrs: json.RawMessage(`{"tls_validation":true,"max_retries":0}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := meta.CreateACS(ctx, f.db, meta.ACS{Type: "file.file", Name: "acs", RemoteID: m.ID, Paths: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = meta.SetACSFiles(ctx, f.db, x.ID, "", []meta.ACSFile{{SHA256: sum(good), Size: int64(len(good)), URL: as.URL + "/mirror/a.bin"},
+		{SHA256: sum(other), Size: int64(len(other)), URL: as.URL + "/mirror/b.bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(f.srv)
+	defer srv.Close()
+	fetch := func(p string) (int, []byte) {
+		resp, err := http.Get(srv.URL + "/pulp/content/acs/" + p)
+		if err != nil {
+			return 0, nil
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return 0, nil // aborted
+		}
+		return resp.StatusCode, b
+	}
+	if code, b := fetch("a.bin"); code != 200 || !bytes.Equal(b, good) {
+		t.Fatalf("a.bin: %d, %d bytes", code, len(b))
+	}
+	if alt.count("/mirror/a.bin") != 1 || up.count("/a.bin") != 0 {
+		t.Errorf("a.bin: source asked %d times, remote %d; want 1 and 0", alt.count("/mirror/a.bin"), up.count("/a.bin"))
+	}
+	// The file is stored once the client has it.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := meta.ArtifactBySHA256(ctx, f.db, sum(good)); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("a.bin from the source was not stored: %v", err)
+		}
+	}
+	// b.bin: the source's file has the size but not the bytes. The first request is
+	// answered from the remote when the downloader finds it out before the answer
+	// starts, and aborted otherwise; either way the next comes from the remote, whole.
+	if code, b := fetch("b.bin"); code != 0 && (code != 200 || !bytes.Equal(b, other)) {
+		t.Errorf("b.bin at first: %d, %d bytes", code, len(b))
+	}
+	if code, b := fetch("b.bin"); code != 200 || !bytes.Equal(b, other) {
+		t.Fatalf("b.bin after the source failed: %d, %d bytes", code, len(b))
+	}
+	if alt.count("/mirror/b.bin") != 1 || up.count("/b.bin") != 1 {
+		t.Errorf("b.bin: source asked %d times, remote %d; want 1 and 1", alt.count("/mirror/b.bin"), up.count("/b.bin"))
+	}
+	if _, err := meta.ArtifactBySHA256(ctx, f.db, sum(bytes.Repeat([]byte("x"), 500))); err == nil {
+		t.Error("the source's wrong file was stored")
+	}
+}

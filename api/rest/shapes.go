@@ -28,8 +28,8 @@ type RepoIn struct {
 	Description        *string  `json:"description" openapi:"nullable,minLength=1"`
 	RetainRepoVersions *int64   `json:"retain_repo_versions" openapi:"nullable,minimum=1"`
 	Remote             *string  `json:"remote" openapi:"format=uri,nullable"`
-	// RetainCheckpoints (newer Pulp releases) is accepted unset: pith keeps every
-	// checkpoint publication until it is deleted.
+	// RetainCheckpoints (newer Pulp releases) is how many of the newest checkpoint
+	// publications stay checkpoints; null keeps every one.
 	RetainCheckpoints *int64 `json:"retain_checkpoints" openapi:"newer"`
 }
 
@@ -53,6 +53,7 @@ type RepoResponse struct {
 	Description        *string           `json:"description" openapi:"nullable"`
 	RetainRepoVersions *int64            `json:"retain_repo_versions" openapi:"nullable"`
 	Remote             *string           `json:"remote" openapi:"format=uri,nullable"`
+	RetainCheckpoints  *int64            `json:"retain_checkpoints" openapi:"newer"`
 }
 
 // Repo gives a type's view (which embeds RepoResponse) to the generic code.

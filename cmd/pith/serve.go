@@ -304,8 +304,10 @@ func buildOn(ctx context.Context, cfg config.Config, r roles, db *meta.DB, log *
 	q := task.New(db, funcs, task.Options{Workers: cfg.Workers, Logger: log, Lease: cfg.TaskLease(), Diagnostics: diagnostics})
 	n := &node{db: db, store: store, queue: q, tls: srvTLS, log: log}
 	inv := &invalidator{db: db}
+	stamps, _ := cfg.ExportVersionMap() // checked by Validate
 	core := content.NewCore(content.Config{DB: db, Store: store, Queue: q, Log: log, Invalidate: inv.Invalidate,
-		MaxMetadataSize: int64(cfg.MaxMetadataMiB) << 20, AllowedExportPaths: cfg.AllowedExportPaths, AllowedImportPaths: cfg.AllowedImportPaths})
+		MaxMetadataSize: int64(cfg.MaxMetadataMiB) << 20, AllowedExportPaths: cfg.AllowedExportPaths, AllowedImportPaths: cfg.AllowedImportPaths,
+		ExportVersions: stamps})
 	ts, err := types(ctx, core, cfg)
 	if err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ import (
 )
 
 // writeExport writes a small export and returns its result.
-func writeExport(t *testing.T, dir string, chunk int64) Result {
+func writeExport(t testing.TB, dir string, chunk int64) Result {
 	t.Helper()
 	e, err := Create(filepath.Join(dir, "export-1-20261126_1200.tar"), chunk)
 	if err != nil {
@@ -164,4 +164,50 @@ func TestBadChunks(t *testing.T) {
 	if _, _, err := ReadTOC(bad); err == nil {
 		t.Error("a chunk outside the toc's directory was accepted")
 	}
+}
+
+// FuzzArchive: any bytes, as an export's tar or as a resource file in one, are read or
+// refused with an error, never a panic or an unbounded read.
+func FuzzArchive(f *testing.F) {
+	dir := f.TempDir()
+	res := writeExport(f, dir, 0)
+	good, _ := os.ReadFile(res.Files[0].Path)
+	f.Add(good, []byte(`[{"a": "1"}, {"b": [1, 2]}]`))
+	f.Add(good[:len(good)/2], []byte(`[{"a": `))
+	f.Add([]byte("not a tar"), []byte(`{"a": 1}`))
+	f.Fuzz(func(t *testing.T, tarBytes, rows []byte) {
+		d := t.TempDir()
+		p := filepath.Join(d, "x.tar")
+		os.WriteFile(p, tarBytes, 0o644)
+		if a, err := Open([]string{p}); err == nil {
+			for _, n := range a.Names() {
+				a.Rows(n, func(content.Row) error { return nil })
+			}
+			a.Close()
+		}
+		e, err := Create(filepath.Join(d, "y.tar"), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Member("r.json", int64(len(rows)), strings.NewReader(string(rows))); err != nil {
+			t.Fatal(err)
+		}
+		out, err := e.Finish(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Open([]string{out.Files[0].Path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		a.Rows("r.json", func(r content.Row) error {
+			r.Str("a")
+			r.Int("a")
+			r.Bool("a")
+			var v any
+			r.JSON("a", &v)
+			return nil
+		})
+	})
 }

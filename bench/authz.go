@@ -179,10 +179,14 @@ func makeViewer(ctx context.Context, admin *Client, t Target, name string, perOb
 	return NewClient(t), err
 }
 
-// allHrefs pages through a list.
+// allHrefs pages through a list (which may carry filters: "…/?name=x").
 func allHrefs(ctx context.Context, c *Client, list string) ([]string, error) {
 	var out []string
-	next := list + "?limit=1000&fields=pulp_href"
+	sep := "?"
+	if strings.Contains(list, "?") {
+		sep = "&"
+	}
+	next := list + sep + "limit=1000&fields=pulp_href"
 	for next != "" {
 		var page struct {
 			Next    *string `json:"next"`

@@ -121,3 +121,33 @@ func TestBenchPromote(t *testing.T) {
 		t.Errorf("promote.png: %v", err)
 	}
 }
+
+// The export study keeps working (tiny repositories; no timings asserted): a pith of its
+// own at two sizes, restarted before each export and import, and a peer (another pith
+// standing in for Pulp) at the larger, which must be left without what the study made.
+func TestBenchExport(t *testing.T) {
+	exports := t.TempDir()
+	peer := startPith(t, "", "--allowed-export-paths", exports, "--allowed-import-paths", exports)
+	got, err := exec.Command(pithBin, "bench", "export", "--type", "file", "--packages", "5,20", "--rounds", "2", "--out", "",
+		"--peer", "other="+peer.url+",password="+adminPassword, "--peer-dir", exports).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pith bench export: %v\n%s", err, got)
+	}
+	for _, want := range []string{"| pith | 5 | 1 |", "| pith | 5 | 2 |", "| pith | 20 | 2 |", "| other | 20 | 2 |"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("no %q row:\n%s", want, got)
+		}
+	}
+	if strings.Contains(string(got), "| other | 5 |") {
+		t.Errorf("the peer ran at the smaller size:\n%s", got)
+	}
+	for _, list := range []string{"/pulp/api/v3/repositories/", "/pulp/api/v3/remotes/", "/pulp/api/v3/exporters/core/pulp/",
+		"/pulp/api/v3/importers/core/pulp/", "/pulp/api/v3/content/file/files/"} {
+		if code, m := call(t, "GET", peer.url+list, "", nil); code != 200 || m["count"] != float64(0) {
+			t.Errorf("GET %s on the peer after the study: %d %v", list, code, m)
+		}
+	}
+	if left, _ := os.ReadDir(exports); len(left) > 0 {
+		t.Errorf("%d files left in the peer's export directory", len(left))
+	}
+}

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,10 +42,12 @@ func benchCmd(ctx context.Context, args []string) error {
 			return benchGalaxyPublish(ctx, args[1:])
 		case "galaxy-install":
 			return benchGalaxyInstall(ctx, args[1:])
+		case "export":
+			return benchExport(ctx, args[1:])
 		}
 	}
 	if len(args) == 0 || args[0] != "upload" {
-		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync|guards|authz|galaxy-publish|galaxy-install [flags]")
+		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync|guards|authz|galaxy-publish|galaxy-install|export [flags]")
 	}
 	return benchUpload(ctx, args[1:])
 }
@@ -649,4 +653,107 @@ func benchGalaxyInstall(ctx context.Context, args []string) error {
 			bench.GalaxyLoadMarkdown(w, fmt.Sprintf("Galaxy reads under load (wrk, %d connections, %v each)", *conns, *loadFor), loads)
 		}
 	}, nil)
+}
+
+// benchExport runs the export-and-import study: a generated repository synced, exported
+// whole by a pulp exporter and imported into a new repository, on a pith of its own at
+// each size and on any peers at the largest.
+func benchExport(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench export", flag.ContinueOnError)
+	sf := addScenarioFlags(fs, "export")
+	typ := fs.String("type", "rpm", "repository type: rpm (generated .rpm files) or file (files and a PULP_MANIFEST)")
+	sizes := fs.String("packages", "20000", "units in the repository, comma-separated sizes: pith runs at each, peers at the largest")
+	payload := fs.Int64("payload", 2000, "bytes of file content per package or file")
+	rounds := fs.Int("rounds", 2, "exports and imports per server and size (the last is the warm one)")
+	timeout := fs.Duration("timeout", 2*time.Hour, "end the study after this long (what it made on the peers is still removed)")
+	peerDir := fs.String("peer-dir", "/tmp/pulp-peer/exports", "where the peers' exporters write: a directory each allows for exports and imports")
+	withPith := fs.Bool("pith", true, "measure a pith of its own (false: only the peers)")
+	pprof := fs.String("pprof", "", "host:port for pith's --pprof-listen, to profile it during the run")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	counts, err := ints("packages", *sizes)
+	if err != nil {
+		return err
+	}
+	if *rounds <= 0 || *payload <= 0 || *timeout <= 0 {
+		return fmt.Errorf("bench export: --rounds, --payload and --timeout must be positive")
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	dir, cleanup, err := sf.workdir("pith-bench-export-")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	var rows []bench.ExportRow
+	run := func(n int, sides []bench.ExportSide) error {
+		url, stop, err := bench.ServeExportRepo(filepath.Join(dir, fmt.Sprintf("repo-%d", n)), *typ, n, *payload)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		cfg := bench.ExportConfig{Type: *typ, Packages: n, Payload: *payload, URL: url, Rounds: *rounds, Log: os.Stderr}
+		for _, side := range sides {
+			got, err := bench.Export(ctx, side, cfg)
+			rows = append(rows, got...)
+			if err != nil {
+				return fmt.Errorf("%s, %d units: %w", side.Target.Name, n, err)
+			}
+		}
+		return nil
+	}
+	largest := slices.Max(counts)
+	for _, n := range counts {
+		var sides []bench.ExportSide
+		stop := func() {}
+		if *withPith {
+			var side bench.ExportSide
+			if side, stop, err = exportPith(ctx, filepath.Join(dir, fmt.Sprintf("pith-%d", n)), *pprof); err != nil {
+				break
+			}
+			sides = append(sides, side)
+		}
+		if n == largest {
+			for _, p := range sf.peers {
+				sides = append(sides, bench.ExportSide{Target: p, Dir: *peerDir})
+			}
+		}
+		err = run(n, sides)
+		stop()
+		if err != nil {
+			break
+		}
+	}
+	return errors.Join(err, sf.write("export", func(w io.Writer) { bench.ExportMarkdown(w, rows) }, nil))
+}
+
+// exportPith starts a pith of its own in dir that may export and import below
+// dir/exports, and restarts it on the same data when asked.
+func exportPith(ctx context.Context, dir, pprof string) (bench.ExportSide, func(), error) {
+	exports := filepath.Join(dir, "exports")
+	ccfg := bench.ClusterConfig{Dir: filepath.Join(dir, "pith"), Fresh: true, Password: randomPassword(),
+		Args: []string{"--allowed-export-paths", exports, "--allowed-import-paths", exports}}
+	if pprof != "" {
+		ccfg.Args = append(ccfg.Args, "--pprof-listen", pprof)
+	}
+	if err := os.MkdirAll(exports, 0o755); err != nil {
+		return bench.ExportSide{}, nil, err
+	}
+	cl, err := bench.StartCluster(ctx, ccfg)
+	if err != nil {
+		return bench.ExportSide{}, nil, err
+	}
+	ccfg.Fresh = false
+	side := bench.ExportSide{Target: cl.Target(), Dir: exports, Throwaway: true}
+	side.Restart = func(ctx context.Context) (bench.Target, error) {
+		cl.Stop()
+		next, err := bench.StartCluster(ctx, ccfg)
+		if err != nil {
+			return bench.Target{}, err
+		}
+		cl = next
+		return cl.Target(), nil
+	}
+	return side, func() { cl.Stop() }, nil
 }

@@ -29,8 +29,12 @@ import (
 // an importer replaces the column with its own.
 const exportDomain = "00000000-0000-0000-0000-000000000000"
 
-// portBatch is how many units or artifacts an export reads per query.
-const portBatch = 500
+// portBatch is how many units an export reads per query; artifactBatch how many
+// artifacts (their query evaluates the versions' membership again for each page).
+const (
+	portBatch     = 500
+	artifactBatch = 5000
+)
 
 // exporterHref and exportHref are the hrefs of an exporter of a kind and of its exports.
 func exporterHref(kind, id string) string {
@@ -261,7 +265,7 @@ func (c *crud) writeExport(ctx context.Context, r *task.Run, out *port.Export, v
 	prog := r.Progress("export.artifacts", "Exporting Artifacts", -1)
 	var count int64
 	for after := int64(0); ; {
-		page, err := meta.ExportArtifacts(ctx, db, keys, base, after, portBatch)
+		page, err := meta.ExportArtifacts(ctx, db, keys, base, after, artifactBatch)
 		if err != nil {
 			return err
 		}

@@ -123,6 +123,52 @@ func (c *Client) WaitEvery(ctx context.Context, task string, interval time.Durat
 	}
 }
 
+// WaitGroup polls a task group every interval until every task of it has ended; it
+// returns an error naming the first task that did not complete. Pulp 3.123 may leave
+// all_tasks_dispatched false for good after a replication, so an ended group is also
+// one with no task waiting, running or canceling on two polls in a row (a task
+// dispatches its successors before it ends).
+func (c *Client) WaitGroup(ctx context.Context, href string, interval time.Duration) error {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	quiet := 0
+	for {
+		var g struct {
+			Dispatched bool `json:"all_tasks_dispatched"`
+			Waiting    int  `json:"waiting"`
+			Running    int  `json:"running"`
+			Canceling  int  `json:"canceling"`
+			Tasks      []struct {
+				Href  string `json:"pulp_href"`
+				Name  string `json:"name"`
+				State string `json:"state"`
+			} `json:"tasks"`
+		}
+		if err := c.JSON(ctx, "GET", href, nil, &g); err != nil {
+			return err
+		}
+		if g.Waiting+g.Running+g.Canceling > 0 || len(g.Tasks) == 0 {
+			quiet = 0
+		} else if quiet++; g.Dispatched || quiet >= 2 {
+			for _, t := range g.Tasks {
+				if t.State != "completed" {
+					var full struct {
+						Error json.RawMessage `json:"error"`
+					}
+					c.JSON(ctx, "GET", t.Href, nil, &full)
+					return fmt.Errorf("task group %s: %s %s: %s", href, t.Name, t.State, full.Error)
+				}
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("task group %s: %w", href, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
 // Count reads how many units of a content type (rpm.package) the latest version of a
 // repository holds, from its content summary.
 func (c *Client) Count(ctx context.Context, repoHref, contentType string) (int, error) {

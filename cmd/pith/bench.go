@@ -40,10 +40,12 @@ func benchCmd(ctx context.Context, args []string) error {
 			return benchGalaxyPublish(ctx, args[1:])
 		case "galaxy-install":
 			return benchGalaxyInstall(ctx, args[1:])
+		case "replicate":
+			return benchReplicate(ctx, args[1:])
 		}
 	}
 	if len(args) == 0 || args[0] != "upload" {
-		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync|guards|authz|galaxy-publish|galaxy-install [flags]")
+		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync|guards|authz|galaxy-publish|galaxy-install|replicate [flags]")
 	}
 	return benchUpload(ctx, args[1:])
 }
@@ -323,6 +325,43 @@ func benchHosts(ctx context.Context, args []string) error {
 	cfg.Dir = dir
 	res, err := bench.Hosts(ctx, cfg)
 	if werr := sf.write("hosts", func(w io.Writer) { bench.HostsMarkdown(w, res) }, func(p string) error { return bench.HostsPlot(p, res) }); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// benchReplicate runs the replication study: a fresh pith and any peers replicate the
+// rpm distributions of an upstream pith.
+func benchReplicate(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench replicate", flag.ContinueOnError)
+	sf := addScenarioFlags(fs, "replicate")
+	dists := fs.Int("distributions", 0, "rpm distributions upstream (default 10; --full 100)")
+	packages := fs.Int("packages", 1000, "packages per distribution")
+	payload := fs.Int64("payload", 2000, "bytes of file content per package")
+	workers := fs.Int("workers", 2, "task workers of the downstream pith (upstream Pulp's pulp-peer runs 2)")
+	limit := fs.Duration("limit", 40*time.Minute, "end a downstream's replication and serving checks after this long")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg := bench.ReplicateConfig{Distributions: 10, Packages: *packages, Payload: *payload, Workers: *workers, Limit: *limit,
+		Password: randomPassword(), Peers: sf.peers}
+	if *sf.full {
+		cfg.Distributions = 100
+	}
+	if *dists > 0 {
+		cfg.Distributions = *dists
+	}
+	if cfg.Packages <= 0 || cfg.Payload < 0 || cfg.Workers <= 0 || cfg.Limit <= 0 {
+		return fmt.Errorf("bench replicate: --packages, --workers and --limit must be positive, --payload not negative")
+	}
+	dir, cleanup, err := sf.workdir("pith-bench-replicate-")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	cfg.Dir = dir
+	res, err := bench.Replicate(ctx, cfg)
+	if werr := sf.write("replicate", func(w io.Writer) { bench.ReplicateMarkdown(w, res) }, nil); err == nil {
 		err = werr
 	}
 	return err

@@ -320,13 +320,21 @@ func removeReplicas(ctx context.Context, t Target, label string) error {
 		var page struct {
 			Results []struct {
 				Href string `json:"pulp_href"`
+				Name string `json:"name"`
 			} `json:"results"`
 		}
 		if err := c.JSON(ctx, "GET", list+"?limit=1000&name__startswith="+url.QueryEscape(label), nil, &page); err != nil {
 			return err
 		}
-		err := forEach(ctx, len(page.Results), 4, func(i int) error {
-			return c.Call(ctx, "DELETE", page.Results[i].Href, nil)
+		var hrefs []string
+		for _, r := range page.Results {
+			// Checked here too: a server that ignored the filter must lose nothing else.
+			if strings.HasPrefix(r.Name, label) {
+				hrefs = append(hrefs, r.Href)
+			}
+		}
+		err := forEach(ctx, len(hrefs), 4, func(i int) error {
+			return c.Call(ctx, "DELETE", hrefs[i], nil)
 		})
 		if err != nil {
 			return err

@@ -299,10 +299,11 @@ func benchHosts(ctx context.Context, args []string) error {
 	hosts := fs.String("hosts", "", "host counts (default 50,100; --full 100,200,500,1000)")
 	nginx := fs.Bool("nginx", true, "measure nginx serving the same files, the ceiling")
 	limit := fs.Duration("limit", 0, "end each server's run at each host count after this long (0: when every host is done); for a slow peer")
+	replica := fs.Bool("replica", false, "also split the hosts between pith and a second pith that replicated it on_demand")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg := bench.HostsConfig{Packages: 200, Payload: *payload, Password: randomPassword(), Peers: sf.peers, Nginx: *nginx, Limit: *limit}
+	cfg := bench.HostsConfig{Packages: 200, Payload: *payload, Password: randomPassword(), Peers: sf.peers, Nginx: *nginx, Limit: *limit, Replica: *replica}
 	counts := "50,100"
 	if *sf.full {
 		cfg.Packages, counts = 2000, "100,200,500,1000"

@@ -235,7 +235,10 @@ func ReplicateFrom(ctx context.Context, down, up Target, name, q string) (tasks 
 	if err := c.JSON(ctx, "POST", list.Results[0].Href+"replicate/", map[string]any{}, &group); err != nil {
 		return 0, err
 	}
-	if err := c.WaitGroup(ctx, group.Group, 200*time.Millisecond); err != nil {
+	// Polled every second, as pulp-glue does: a task group's answer lists every task,
+	// and polling it faster would load the server being measured.
+	if err := c.WaitGroup(ctx, group.Group, time.Second); err != nil {
+		c.CancelGroup(group.Group)
 		return 0, err
 	}
 	var g struct {

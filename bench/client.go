@@ -169,6 +169,28 @@ func (c *Client) WaitGroup(ctx context.Context, href string, interval time.Durat
 	}
 }
 
+// CancelGroup cancels the tasks of a task group that are still waiting or running, so
+// that an abandoned run leaves no work behind on a shared server; best effort, within a
+// minute.
+func (c *Client) CancelGroup(href string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var g struct {
+		Tasks []struct {
+			Href  string `json:"pulp_href"`
+			State string `json:"state"`
+		} `json:"tasks"`
+	}
+	if c.JSON(ctx, "GET", href, nil, &g) != nil {
+		return
+	}
+	for _, t := range g.Tasks {
+		if t.State == "waiting" || t.State == "running" {
+			c.JSON(ctx, "PATCH", t.Href, map[string]string{"state": "canceled"}, nil)
+		}
+	}
+}
+
 // Count reads how many units of a content type (rpm.package) the latest version of a
 // repository holds, from its content summary.
 func (c *Client) Count(ctx context.Context, repoHref, contentType string) (int, error) {

@@ -20,6 +20,9 @@ import (
 // HostsConfig is the orcharhino study: a repository of Packages downloaded at once by N
 // hosts, each fetching repomd.xml, primary, then every package (as dnf does after a
 // cache clean), through pith, nginx serving the same files (the ceiling), and peers.
+// With Replica, the hosts are also split between pith and a second pith on the same
+// machine that replicated it on_demand (upstream-pulp and replicate), so the replica
+// fetches each package from pith when its first host asks.
 type HostsConfig struct {
 	Packages int
 	Payload  int64
@@ -30,12 +33,34 @@ type HostsConfig struct {
 	Nginx    bool
 	PlotPath string
 	Limit    time.Duration // per server and host count; see load.HostsConfig.Limit
+	Replica  bool
 }
 
 // HostsRow is one server at one host count.
 type HostsRow struct {
 	Server string
 	load.HostsResult
+	RSS []ProcsRSS // peak RSS of the server's processes during the run
+}
+
+// ProcsRSS is the peak RSS of a named set of processes (all of them together).
+type ProcsRSS struct {
+	Name string
+	MiB  float64
+}
+
+// hostsServer is one server of the study: where its hosts download from (Base, and
+// the Mirrors the hosts are spread over with it) and its processes, by name.
+type hostsServer struct {
+	name    string
+	base    string
+	mirrors []string
+	procs   []namedProcs
+}
+
+type namedProcs struct {
+	name string
+	sel  load.Selector
 }
 
 // HostsResult is the study's table.
@@ -64,8 +89,7 @@ func Hosts(ctx context.Context, cfg HostsConfig) (HostsResult, error) {
 		return res, err
 	}
 	defer up.Close()
-	type server struct{ name, base string }
-	var servers []server
+	var servers []hostsServer
 	cl, err := StartCluster(ctx, ClusterConfig{Dir: filepath.Join(cfg.Dir, "pith"), Fresh: true, Password: cfg.Password})
 	if err != nil {
 		return res, err
@@ -75,21 +99,33 @@ func Hosts(ctx context.Context, cfg HostsConfig) (HostsResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("pith: load the repository: %w", err)
 	}
-	servers = append(servers, server{"pith", d.BaseURL})
+	servers = append(servers, hostsServer{name: "pith", base: d.BaseURL, procs: []namedProcs{{"pith", cl.Procs()}}})
+	if cfg.Replica {
+		rc, err := StartCluster(ctx, ClusterConfig{Dir: filepath.Join(cfg.Dir, "replica"), Fresh: true, Password: cfg.Password})
+		if err != nil {
+			return res, err
+		}
+		defer rc.Stop()
+		if _, err := ReplicateFrom(ctx, rc.Target(), cl.Target(), "main", ""); err != nil {
+			return res, fmt.Errorf("replica: replicate pith: %w", err)
+		}
+		servers = append(servers, hostsServer{name: "pith + replica", base: d.BaseURL, mirrors: []string{rc.Content + "/pulp/content/" + d.BasePath + "/"},
+			procs: []namedProcs{{"pith", cl.Procs()}, {"replica", rc.Procs()}}})
+	}
 	if cfg.Nginx {
 		ng, err := startNginx(filepath.Join(cfg.Dir, "nginx"), repoDir)
 		if err != nil {
 			return res, err
 		}
 		defer ng.stop()
-		servers = append(servers, server{"nginx", ng.url})
+		servers = append(servers, hostsServer{name: "nginx", base: ng.url, procs: []namedProcs{{"nginx", load.Selector{PIDs: []int{ng.cmd.Process.Pid}, Children: true}}}})
 	}
 	for _, p := range cfg.Peers {
 		d, err := SyncPublishDistribute(ctx, p, up.URL, "immediate")
 		if err != nil {
 			return res, fmt.Errorf("%s: load the repository: %w", p.Name, err)
 		}
-		servers = append(servers, server{p.Name, d.BaseURL})
+		servers = append(servers, hostsServer{name: p.Name, base: d.BaseURL, procs: []namedProcs{{p.Name, p.Procs}}})
 	}
 	for _, n := range cfg.Hosts {
 		for _, s := range servers {
@@ -97,8 +133,23 @@ func Hosts(ctx context.Context, cfg HostsConfig) (HostsResult, error) {
 			if err != nil {
 				return res, fmt.Errorf("%s: %w", s.name, err)
 			}
-			r, err := load.Hosts(ctx, load.HostsConfig{Base: s.base, Hosts: n, Metadata: []string{"repodata/repomd.xml", primary}, Paths: publishedPaths(s.name, paths), Limit: cfg.Limit})
-			res.Rows = append(res.Rows, HostsRow{Server: s.name, HostsResult: r})
+			for _, m := range s.mirrors {
+				// One list of paths serves every origin of the row.
+				if p, err := primaryHref(ctx, m); err != nil || p != primary {
+					return res, fmt.Errorf("%s: %s does not have primary at %s as %s has: %q, %v", s.name, m, primary, s.base, p, err)
+				}
+			}
+			var samplers []*load.Sampler
+			for _, p := range s.procs {
+				samplers = append(samplers, load.StartSampler(250*time.Millisecond, p.sel))
+			}
+			r, err := load.Hosts(ctx, load.HostsConfig{Base: s.base, Mirrors: s.mirrors, Hosts: n, Metadata: []string{"repodata/repomd.xml", primary},
+				Paths: publishedPaths(s.name, paths), Limit: cfg.Limit})
+			row := HostsRow{Server: s.name, HostsResult: r}
+			for i, sm := range samplers {
+				row.RSS = append(row.RSS, ProcsRSS{Name: s.procs[i].name, MiB: sm.Stop().PeakRSSMiB})
+			}
+			res.Rows = append(res.Rows, row)
 			if err != nil {
 				return res, fmt.Errorf("%s, %d hosts: %w", s.name, n, err)
 			}
@@ -214,8 +265,8 @@ func (n *nginx) stop() {
 func HostsMarkdown(w io.Writer, r HostsResult) {
 	fmt.Fprintf(w, "\n%d packages, %s per host; each host fetches repomd.xml, primary, then every package over 3 connections (dnf's max_parallel_downloads).\n",
 		r.Packages, human(r.Bytes))
-	fmt.Fprintf(w, "\n| server | hosts | wall | downloads done | per-package p50 | p95 | max | failed requests | failed hosts | MB/s | req/s | ÷ nginx |\n")
-	fmt.Fprintf(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(w, "\n| server | hosts | wall | downloads done | per-package p50 | p95 | max | failed requests | failed hosts | MB/s | req/s | ÷ nginx | peak RSS |\n")
+	fmt.Fprintf(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	ceiling := map[int]float64{}
 	for _, row := range r.Rows {
 		if row.Server == "nginx" {
@@ -234,8 +285,12 @@ func HostsMarkdown(w io.Writer, r HostsResult) {
 		if row.Stopped {
 			done += " (stopped)"
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %d | %d | %.1f | %.0f | %s |\n", row.Server, row.Hosts, secs(row.Wall), done,
-			ms(row.PerPackageP50), ms(row.PerPackageP95), ms(row.PerPackageMax), row.Failures, row.HostsFailed, row.MBps, row.RPS, vs)
+		var rss []string
+		for _, p := range row.RSS {
+			rss = append(rss, fmt.Sprintf("%s %.0f MiB", p.Name, p.MiB))
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %d | %d | %.1f | %.0f | %s | %s |\n", row.Server, row.Hosts, secs(row.Wall), done,
+			ms(row.PerPackageP50), ms(row.PerPackageP95), ms(row.PerPackageMax), row.Failures, row.HostsFailed, row.MBps, row.RPS, vs, strings.Join(rss, ", "))
 	}
 	for _, row := range r.Rows {
 		if len(row.FirstErrors) > 0 {

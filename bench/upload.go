@@ -10,7 +10,6 @@ import (
 	"pith/bench/plot"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -119,33 +118,17 @@ func Upload(ctx context.Context, cfg UploadConfig) ([]Row, error) {
 }
 
 // parallel runs n jobs with the given concurrency and returns the duration each job
-// reports (of its request, without its preparation) and the wall time.
+// reports (of its request, without its preparation) and the wall time; after a job
+// fails no new one starts.
 func parallel(n, users int, job func(i int) (time.Duration, error)) ([]time.Duration, time.Duration, error) {
 	times := make([]time.Duration, n)
-	errs := make(chan error, n)
-	next := make(chan int)
-	var wg sync.WaitGroup
 	start := time.Now()
-	for u := 0; u < users; u++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				d, err := job(i)
-				if err != nil {
-					errs <- err
-				}
-				times[i] = d
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	close(errs)
-	return times, time.Since(start), <-errs
+	err := forEach(context.Background(), n, users, func(i int) error {
+		d, err := job(i)
+		times[i] = d
+		return err
+	})
+	return times, time.Since(start), err
 }
 
 func stats(ds []time.Duration) (avg, p95 time.Duration) {

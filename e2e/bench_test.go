@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"pith/bench"
 )
 
 // The upload benchmark keeps working (a tiny size; no timings asserted), on a pith it
@@ -66,23 +68,50 @@ func TestBenchServe(t *testing.T) {
 	}
 }
 
-// The many-hosts study keeps working: a few hosts, pith and nginx, no failures.
+// The many-hosts study keeps working: a few hosts, pith, pith with its replica and
+// nginx, no failures.
 func TestBenchHosts(t *testing.T) {
 	out := t.TempDir()
-	got, err := exec.Command(pithBin, "bench", "hosts", "--packages", "10", "--hosts", "3", "--out", out).CombinedOutput()
+	got, err := exec.Command(pithBin, "bench", "hosts", "--packages", "10", "--hosts", "3", "--replica", "--out", out).CombinedOutput()
 	if err != nil {
 		t.Fatalf("pith bench hosts: %v\n%s", err, got)
 	}
-	for _, want := range []string{"| pith | 3 |", "| nginx | 3 |"} {
+	for _, want := range []string{"| pith | 3 |", "| pith + replica | 3 |", "| nginx | 3 |"} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("no %q row:\n%s", want, got)
 		}
 	}
-	if !regexp.MustCompile(`\| pith \| 3 \|[^\n]*\| 0 \| 0 \|`).Match(got) {
+	if !regexp.MustCompile(`\| pith \| 3 \|[^\n]*\| 0 \| 0 \|`).Match(got) || !regexp.MustCompile(`\| pith \+ replica \| 3 \|[^\n]*\| 0 \| 0 \|`).Match(got) {
 		t.Errorf("pith had failures:\n%s", got)
 	}
 	if fi, err := os.Stat(filepath.Join(out, "hosts.png")); err != nil || fi.Size() == 0 {
 		t.Errorf("hosts.png: %v", err)
+	}
+}
+
+// The replication study keeps working: two tiny distributions replicated by a pith of
+// its own and by a running pith standing in for Pulp, which is left without them.
+func TestBenchReplicate(t *testing.T) {
+	peer := startPith(t, "")
+	got, err := exec.Command(pithBin, "bench", "replicate", "--distributions", "2", "--packages", "20",
+		"--peer", "other="+peer.url+",password="+adminPassword+",content="+peer.content, "--out", "").CombinedOutput()
+	if err != nil {
+		t.Fatalf("pith bench replicate: %v\n%s", err, got)
+	}
+	for _, want := range []string{"2 rpm distributions of 20 packages", "| pith |", "| other |", "| other ÷ pith |"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("no %q in the output:\n%s", want, got)
+		}
+	}
+	c := bench.NewClient(bench.Target{URL: peer.url, User: "admin", Password: adminPassword})
+	for _, list := range []string{"distributions/rpm/rpm/", "repositories/rpm/rpm/", "remotes/rpm/rpm/", "upstream-pulps/"} {
+		var page struct {
+			Count int `json:"count"`
+		}
+		must(t, c.JSON(t.Context(), "GET", "/pulp/api/v3/"+list, nil, &page))
+		if page.Count != 0 {
+			t.Errorf("the peer keeps %d %s", page.Count, list)
+		}
 	}
 }
 

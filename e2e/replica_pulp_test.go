@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -125,42 +126,11 @@ func TestReplicateWithPulp(t *testing.T) {
 	})
 }
 
-// waitGroup waits until every task of a task group has ended, and fails the test when
-// one did not complete. Pulp 3.123 may leave all_tasks_dispatched false for good after a
-// replication, so an ended group is one with no task waiting or running on two polls a
-// second apart (a task dispatches its successors before it ends).
+// waitGroup waits up to 5 minutes until every task of a task group has ended, and fails
+// the test when one did not complete.
 func waitGroup(t *testing.T, c *bench.Client, href string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Minute)
-	quiet := 0
-	for {
-		var g struct {
-			Dispatched bool `json:"all_tasks_dispatched"`
-			Waiting    int  `json:"waiting"`
-			Running    int  `json:"running"`
-			Canceling  int  `json:"canceling"`
-			Tasks      []struct {
-				Href  string `json:"pulp_href"`
-				Name  string `json:"name"`
-				State string `json:"state"`
-			} `json:"tasks"`
-		}
-		must(t, c.JSON(t.Context(), "GET", href, nil, &g))
-		if g.Waiting+g.Running+g.Canceling > 0 || len(g.Tasks) == 0 {
-			quiet = 0
-		} else if quiet++; g.Dispatched || quiet >= 2 {
-			for _, tk := range g.Tasks {
-				if tk.State != "completed" {
-					var full entity
-					c.JSON(t.Context(), "GET", tk.Href, nil, &full)
-					t.Fatalf("task group %s: %s %s: %v", href, tk.Name, tk.State, full["error"])
-				}
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task group %s has not ended in 5 minutes", href)
-		}
-		time.Sleep(time.Second)
-	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	must(t, c.WaitGroup(ctx, href, time.Second))
 }

@@ -35,6 +35,10 @@ type HostsConfig struct {
 	// Base is the repository URL; it must end with "/". Metadata and Paths are
 	// relative to it.
 	Base string
+	// Mirrors are more URLs of the same repository (a replica's), of the same form and
+	// layout as Base: the hosts are spread over Base and them in turn, host i using the
+	// (i mod (1+len(Mirrors)))th of Base, Mirrors[0], ….
+	Mirrors []string
 	// Hosts is how many hosts run at once; all start together.
 	Hosts int
 	// Metadata is fetched first, one after the other, by every host (for example
@@ -88,9 +92,11 @@ type HostsResult struct {
 // lifts RLIMIT_NOFILE's soft limit to the hard limit to get them.
 func Hosts(ctx context.Context, cfg HostsConfig) (HostsResult, error) {
 	cfg = cfg.withDefaults()
-	base, err := url.Parse(cfg.Base)
-	if err != nil || base.Scheme == "" || base.Host == "" || !strings.HasSuffix(base.Path, "/") {
-		return HostsResult{}, fmt.Errorf("hosts: base URL %q must be an absolute URL ending with /", cfg.Base)
+	for _, b := range append([]string{cfg.Base}, cfg.Mirrors...) {
+		u, err := url.Parse(b)
+		if err != nil || u.Scheme == "" || u.Host == "" || !strings.HasSuffix(u.Path, "/") {
+			return HostsResult{}, fmt.Errorf("hosts: base URL %q must be an absolute URL ending with /", b)
+		}
 	}
 	if cfg.Hosts <= 0 {
 		return HostsResult{}, fmt.Errorf("hosts: need at least one host, got %d", cfg.Hosts)
@@ -144,7 +150,11 @@ var bufPool = sync.Pool{New: func() any { return new([32 << 10]byte) }}
 
 // host is one simulated host: metadata in order, then Paths over Parallel workers.
 func (r *hostsRun) host(ctx context.Context, id int) {
-	c := &hostClient{run: r, ua: "pith-bench-host/" + strconv.Itoa(id), client: newHostClient(r.cfg)}
+	base := r.cfg.Base
+	if k := id % (1 + len(r.cfg.Mirrors)); k > 0 {
+		base = r.cfg.Mirrors[k-1]
+	}
+	c := &hostClient{run: r, base: base, ua: "pith-bench-host/" + strconv.Itoa(id), client: newHostClient(r.cfg)}
 	defer c.client.CloseIdleConnections()
 	for _, p := range r.cfg.Metadata {
 		if r.stop.Load() {
@@ -198,17 +208,18 @@ func newHostClient(cfg HostsConfig) *http.Client {
 
 type hostClient struct {
 	run    *hostsRun
+	base   string // Base or one of Mirrors
 	ua     string
 	client *http.Client
 }
 
-// fetch downloads base+path with retries and records the outcome.
+// fetch downloads the host's base+path with retries and records the outcome.
 func (c *hostClient) fetch(ctx context.Context, path string) (int64, error) {
 	r := c.run
 	r.requests.Add(1)
 	var total int64
 	for attempt := 0; ; attempt++ {
-		n, retry, err := c.once(ctx, r.cfg.Base+path)
+		n, retry, err := c.once(ctx, c.base+path)
 		total += n
 		if err == nil {
 			return total, nil

@@ -152,10 +152,39 @@ func TestHostsLimit(t *testing.T) {
 	}
 }
 
+// Hosts with a mirror are spread over the two origins in turn: each answers half of the
+// hosts, every request of a host going to its origin.
+func TestHostsMirrors(t *testing.T) {
+	var counts [2]atomic.Int64
+	var servers [2]*httptest.Server
+	for i := range servers {
+		srv := &repoServer{}
+		servers[i] = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			counts[i].Add(1)
+			srv.ServeHTTP(w, r)
+		}))
+		t.Cleanup(servers[i].Close)
+	}
+	res, err := Hosts(context.Background(), HostsConfig{Base: servers[0].URL + "/repo/", Mirrors: []string{servers[1].URL + "/repo/"}, Hosts: 10,
+		Metadata: []string{"repodata/repomd.xml"}, Paths: repoPaths(4), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failures != 0 || res.Requests != 50 {
+		t.Errorf("failures %d, requests %d of 50", res.Failures, res.Requests)
+	}
+	if a, b := counts[0].Load(), counts[1].Load(); a != 25 || b != 25 {
+		t.Errorf("requests per origin: %d and %d, want 25 each", a, b)
+	}
+}
+
 func TestHostsBadConfig(t *testing.T) {
 	ctx := context.Background()
 	if _, err := Hosts(ctx, HostsConfig{Base: "http://x/repo", Hosts: 1}); err == nil {
 		t.Error("base without trailing slash: no error")
+	}
+	if _, err := Hosts(ctx, HostsConfig{Base: "http://x/repo/", Mirrors: []string{"http://y/repo"}, Hosts: 1}); err == nil {
+		t.Error("mirror without trailing slash: no error")
 	}
 	if _, err := Hosts(ctx, HostsConfig{Base: "http://x/repo/"}); err == nil {
 		t.Error("zero hosts: no error")

@@ -44,10 +44,12 @@ func benchCmd(ctx context.Context, args []string) error {
 			return benchGalaxyInstall(ctx, args[1:])
 		case "export":
 			return benchExport(ctx, args[1:])
+		case "replicate":
+			return benchReplicate(ctx, args[1:])
 		}
 	}
 	if len(args) == 0 || args[0] != "upload" {
-		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync|guards|authz|galaxy-publish|galaxy-install|export [flags]")
+		return fmt.Errorf("usage: pith bench upload|rpm|serve|hosts|promote|sync|guards|authz|galaxy-publish|galaxy-install|export|replicate [flags]")
 	}
 	return benchUpload(ctx, args[1:])
 }
@@ -301,10 +303,11 @@ func benchHosts(ctx context.Context, args []string) error {
 	hosts := fs.String("hosts", "", "host counts (default 50,100; --full 100,200,500,1000)")
 	nginx := fs.Bool("nginx", true, "measure nginx serving the same files, the ceiling")
 	limit := fs.Duration("limit", 0, "end each server's run at each host count after this long (0: when every host is done); for a slow peer")
+	replica := fs.Bool("replica", false, "also split the hosts between pith and a second pith that replicated it on_demand")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg := bench.HostsConfig{Packages: 200, Payload: *payload, Password: randomPassword(), Peers: sf.peers, Nginx: *nginx, Limit: *limit}
+	cfg := bench.HostsConfig{Packages: 200, Payload: *payload, Password: randomPassword(), Peers: sf.peers, Nginx: *nginx, Limit: *limit, Replica: *replica}
 	counts := "50,100"
 	if *sf.full {
 		cfg.Packages, counts = 2000, "100,200,500,1000"
@@ -327,6 +330,43 @@ func benchHosts(ctx context.Context, args []string) error {
 	cfg.Dir = dir
 	res, err := bench.Hosts(ctx, cfg)
 	if werr := sf.write("hosts", func(w io.Writer) { bench.HostsMarkdown(w, res) }, func(p string) error { return bench.HostsPlot(p, res) }); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// benchReplicate runs the replication study: a fresh pith and any peers replicate the
+// rpm distributions of an upstream pith.
+func benchReplicate(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench replicate", flag.ContinueOnError)
+	sf := addScenarioFlags(fs, "replicate")
+	dists := fs.Int("distributions", 0, "rpm distributions upstream (default 10; --full 100)")
+	packages := fs.Int("packages", 1000, "packages per distribution")
+	payload := fs.Int64("payload", 2000, "bytes of file content per package")
+	workers := fs.Int("workers", 2, "task workers of the downstream pith (upstream Pulp's pulp-peer runs 2)")
+	limit := fs.Duration("limit", 40*time.Minute, "end a downstream's replication and serving checks after this long")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg := bench.ReplicateConfig{Distributions: 10, Packages: *packages, Payload: *payload, Workers: *workers, Limit: *limit,
+		Password: randomPassword(), Peers: sf.peers}
+	if *sf.full {
+		cfg.Distributions = 100
+	}
+	if *dists > 0 {
+		cfg.Distributions = *dists
+	}
+	if cfg.Packages <= 0 || cfg.Payload < 0 || cfg.Workers <= 0 || cfg.Limit <= 0 {
+		return fmt.Errorf("bench replicate: --packages, --workers and --limit must be positive, --payload not negative")
+	}
+	dir, cleanup, err := sf.workdir("pith-bench-replicate-")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	cfg.Dir = dir
+	res, err := bench.Replicate(ctx, cfg)
+	if werr := sf.write("replicate", func(w io.Writer) { bench.ReplicateMarkdown(w, res) }, nil); err == nil {
 		err = werr
 	}
 	return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 
 	"pith/api/href"
 	"pith/api/rest"
@@ -137,8 +138,12 @@ func applyRepo(ctx context.Context, q meta.Querier, cur meta.Repository, k rest.
 		}
 		out.Labels = l
 	}
+	drop := repoColumns
+	if in.RetainCheckpoints == nil {
+		drop = append(slices.Clip(drop), "retain_checkpoints") // unset, as in repositories made before it
+	}
 	var err error
-	out.Attrs, err = attrsWithout(body, repoColumns...)
+	out.Attrs, err = attrsWithout(body, drop...)
 	return out, err
 }
 

@@ -88,33 +88,12 @@ func importerHref(id string) string { return href.Root + "importers/core/pulp/" 
 
 func importHref(importer, id string) string { return importerHref(importer) + "imports/" + id + "/" }
 
-// renderImporter shows an importer, its mapping by local repository name.
-func (s *Server) renderImporter(r *http.Request, xs []meta.Importer) ([]any, error) {
-	var ids []int64
-	for _, x := range xs {
-		for _, id := range x.Mapping {
-			ids = append(ids, id)
-		}
-	}
-	names := map[int64]string{}
-	for _, id := range ids {
-		if _, ok := names[id]; ok {
-			continue
-		}
-		repo, err := meta.RepositoryByID(r.Context(), s.db, id)
-		if err != nil {
-			return nil, err
-		}
-		names[id] = repo.Name
-	}
+// renderImporter shows importers, their mapping by local repository name.
+func renderImporter(_ *http.Request, xs []meta.Importer) ([]any, error) {
 	out := make([]any, len(xs))
 	for i, x := range xs {
-		m := map[string]string{}
-		for src, id := range x.Mapping {
-			m[src] = names[id]
-		}
 		out[i] = importerResponse{PulpHref: importerHref(x.PulpID), Prn: href.PRN(importerModel, x.PulpID), PulpCreated: rest.Time(x.Created),
-			PulpLastUpdated: rest.Time(x.Updated), Name: x.Name, RepoMapping: m}
+			PulpLastUpdated: rest.Time(x.Updated), Name: x.Name, RepoMapping: x.MappedNames}
 	}
 	return out, nil
 }
@@ -148,7 +127,7 @@ func (s *Server) importerRead(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := s.renderImporter(r, []meta.Importer{x})
+	out, err := renderImporter(r, []meta.Importer{x})
 	if err != nil {
 		return err
 	}
@@ -213,7 +192,7 @@ func (s *Server) importerWrite(create, partial bool) rest.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		out, err := s.renderImporter(r, []meta.Importer{cur})
+		out, err := renderImporter(r, []meta.Importer{cur})
 		if err != nil {
 			return err
 		}
@@ -415,7 +394,7 @@ func (s *Server) importerOps(t *rest.Table) []rest.Op {
 	imports := rest.ListSpec{}
 	return []rest.Op{
 		{ID: "importers_core_pulp_list", Viewset: vs, Method: "GET", Path: pat, Pattern: pat + "{$}", Tag: tag, List: &list,
-			Responses: r(200, t.Paginated(view)), Handler: lister(s, list, nil, meta.ListImporters, s.renderImporter)},
+			Responses: r(200, t.Paginated(view)), Handler: lister(s, list, nil, meta.ListImporters, renderImporter)},
 		{ID: "importers_core_pulp_create", Viewset: vs, Method: "POST", Path: pat, Pattern: pat + "{$}", Tag: tag,
 			Body: importerIn{}, BodyName: "PulpImporter", Media: rest.JSONForms, Responses: r(201, view), Handler: s.importerWrite(true, false)},
 		{ID: "importers_core_pulp_read", Viewset: vs, Method: "GET", Path: h, Pattern: pat + "{id}/{$}", Tag: tag, Detail: true,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"regexp"
 	"strconv"
 	"strings"
@@ -192,7 +191,7 @@ func (c *crud) importPlan(ctx context.Context, ar *port.Archive, x meta.Importer
 			}
 			if len(found) == 0 {
 				if !create {
-					slog.Warn("import: no repository to import into; skipped (create_repositories makes it)", "repository", name)
+					c.core.Log.Warn("import: no repository to import into; skipped (create_repositories makes it)", "repository", name)
 					return nil
 				}
 				out = append(out, ir)
@@ -289,7 +288,7 @@ func (c *crud) forgetBlobs(sums []string) {
 			continue
 		}
 		if err := c.core.Store.Delete(ctx, s); err != nil && !errors.Is(err, blob.ErrNotFound) {
-			slog.Warn("import: remove a blob of a failed import", "sha256", s, "err", err)
+			c.core.Log.Warn("import: remove a blob of a failed import", "sha256", s, "err", err)
 		}
 	}
 }

@@ -224,6 +224,8 @@ type Importer struct {
 	PulpID  string
 	Name    string
 	Mapping map[string]int64
+	// MappedNames are the local repositories' names by source name, as read.
+	MappedNames map[string]string
 	Created int64
 	Updated int64
 }
@@ -244,17 +246,18 @@ func fillImporterMappings(ctx context.Context, q Querier, xs []Importer) error {
 	ids := make([]int64, len(xs))
 	for i, x := range xs {
 		at[x.ID], ids[i] = i, x.ID
-		xs[i].Mapping = map[string]int64{}
+		xs[i].Mapping, xs[i].MappedNames = map[string]int64{}, map[string]string{}
 	}
 	in, args := inList(ids)
-	return scanRows(ctx, q, "SELECT importer_id, source_name, repository_id FROM importer_repositories WHERE importer_id IN "+in, args,
+	return scanRows(ctx, q, `SELECT ir.importer_id, ir.source_name, ir.repository_id, r.name FROM importer_repositories ir
+		JOIN repositories r ON r.id = ir.repository_id WHERE ir.importer_id IN `+in, args,
 		func(r *sql.Rows) error {
 			var x, repo int64
-			var src string
-			if err := r.Scan(&x, &src, &repo); err != nil {
+			var src, name string
+			if err := r.Scan(&x, &src, &repo, &name); err != nil {
 				return err
 			}
-			xs[at[x]].Mapping[src] = repo
+			xs[at[x]].Mapping[src], xs[at[x]].MappedNames[src] = repo, name
 			return nil
 		})
 }

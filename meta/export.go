@@ -226,8 +226,8 @@ type Importer struct {
 	Mapping map[string]int64
 	// MappedNames are the local repositories' names by source name, as read.
 	MappedNames map[string]string
-	Created int64
-	Updated int64
+	Created     int64
+	Updated     int64
 }
 
 const importerCols = "i.id, i.pulp_id, i.name, i.created, i.updated"

@@ -235,9 +235,8 @@ func baseVersions(ctx context.Context, q meta.Querier, versions []versionExport,
 	return out, nil
 }
 
-// writeExport writes the members of an export, in Pulp's order.
+// writeExport writes the members of an export.
 func (c *crud) writeExport(ctx context.Context, r *task.Run, out *port.Export, versions []versionExport, keys, base []meta.VersionKey) error {
-	db := c.core.DB
 	stamp := func(comp string) map[string]string {
 		v := c.componentVersion(comp)
 		if s, ok := c.core.ExportVersions[comp]; ok {
@@ -256,16 +255,62 @@ func (c *crud) writeExport(ctx context.Context, r *task.Run, out *port.Export, v
 	if err := out.JSON("versions.json", comps); err != nil {
 		return err
 	}
-	// The artifacts, then their rows (with every digest an importer requires: those the
-	// store did not record are computed as the blob is written).
+	// The artifacts go into the tar while the versions' resources are rendered into
+	// their spools: the two share only the tar (port.Export serializes its members), so
+	// on two cores an export takes about the longer of the two, not their sum. The
+	// artifact rows (with every digest an importer requires: those the store did not
+	// record are computed as the blob is written) are written last, after the files
+	// the types added (portOut.AddFile). Pulp's importers read the tar whole, in any
+	// order.
 	arts, err := out.Resource("pulpcore.app.modelresource.ArtifactResource.json", "file", "size", "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "pulp_domain")
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	artsDone := make(chan error, 1)
 	prog := r.Progress("export.artifacts", "Exporting Artifacts", -1)
+	go func() {
+		err := c.exportArtifacts(ctx, prog, out, arts, keys, base)
+		if err != nil {
+			cancel()
+		}
+		artsDone <- err
+	}()
+	added, err := c.exportResources(ctx, r, out, versions)
+	if err != nil {
+		cancel()
+	}
+	if aerr := <-artsDone; aerr != nil {
+		return aerr
+	}
+	if err != nil {
+		return err
+	}
+	written := map[string]bool{}
+	for _, f := range added {
+		if written[f.digests.SHA256] {
+			continue
+		}
+		written[f.digests.SHA256] = true
+		d := f.digests
+		name := "artifact/" + d.SHA256[:2] + "/" + d.SHA256[2:]
+		if err := out.Member(name, int64(len(f.data)), bytes.NewReader(f.data)); err != nil {
+			return err
+		}
+		if err := arts.Row(name, d.Size, d.MD5, d.SHA1, d.SHA224, d.SHA256, d.SHA384, d.SHA512, exportDomain); err != nil {
+			return err
+		}
+	}
+	return arts.Close()
+}
+
+// exportArtifacts writes the blobs and rows of the artifacts of the versions (keys)
+// that the base versions lack.
+func (c *crud) exportArtifacts(ctx context.Context, prog *task.Progress, out *port.Export, arts content.RowWriter, keys, base []meta.VersionKey) error {
 	var count int64
 	for after := int64(0); ; {
-		page, err := meta.ExportArtifacts(ctx, db, keys, base, after, artifactBatch)
+		page, err := meta.ExportArtifacts(ctx, c.core.DB, keys, base, after, artifactBatch)
 		if err != nil {
 			return err
 		}
@@ -283,29 +328,49 @@ func (c *crud) writeExport(ctx context.Context, r *task.Run, out *port.Export, v
 	}
 	prog.SetTotal(count)
 	prog.Finish(nil)
-	// Every repository of the export, with Pulp's core columns.
+	return nil
+}
+
+// exportResources writes the repositories' rows and every version's directory, and
+// returns the files the types added to their units.
+func (c *crud) exportResources(ctx context.Context, r *task.Run, out *port.Export, versions []versionExport) ([]addedFile, error) {
 	repos, err := out.Resource("pulpcore.app.modelresource.RepositoryResource.json",
 		"pulp_type", "name", "description", "retain_repo_versions", "retain_checkpoints", "user_hidden", "pulp_domain")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, v := range versions {
 		if err := repos.Row(v.repo.Type, v.repo.Name, v.repo.Description, v.repo.RetainVersions, meta.RetainCheckpointsOf(v.repo.Attrs), false, exportDomain); err != nil {
-			return err
+			repos.Close()
+			return nil, err
 		}
 	}
 	if err := repos.Close(); err != nil {
-		return err
+		return nil, err
 	}
-	// The artifact rows are written last: a type may add files of its own to its
-	// versions (portOut.AddFile). Pulp's importers read the tar whole, in any order.
-	added := map[string]bool{}
+	var added []addedFile
+	var counts []int64
 	for _, v := range versions {
-		if err := c.exportVersion(ctx, r, out, v, arts, added); err != nil {
-			return fmt.Errorf("repository %q version %d: %w", v.repo.Name, v.n, err)
+		n, files, err := c.exportVersion(ctx, out, v)
+		if err != nil {
+			return nil, fmt.Errorf("repository %q version %d: %w", v.repo.Name, v.n, err)
 		}
+		added = append(added, files...)
+		counts = append(counts, n)
 	}
-	return arts.Close()
+	for i, v := range versions {
+		p := r.Progress("export.repo.version.content", fmt.Sprintf("Exporting content for %s repository-version %s/%d", v.port.App, v.repo.Name, v.n), counts[i])
+		p.Add(counts[i])
+		p.Finish(nil)
+	}
+	return added, nil
+}
+
+// addedFile is a file a type added to a unit (portOut.AddFile), an artifact of the
+// export written once the artifacts of the versions are.
+type addedFile struct {
+	data    []byte
+	digests blob.Digests
 }
 
 // exportArtifact writes an artifact's blob and its row.
@@ -347,35 +412,36 @@ func (c *crud) exportArtifact(ctx context.Context, out *port.Export, rows conten
 
 // exportVersion writes a version's directory: the type's repository row, the type's
 // resources, the files of its units and, when the type mapped units, content_mapping.
-func (c *crud) exportVersion(ctx context.Context, r *task.Run, out *port.Export, v versionExport, arts content.RowWriter, added map[string]bool) error {
+// It returns the number of units and the files the type added.
+func (c *crud) exportVersion(ctx context.Context, out *port.Export, v versionExport) (int64, []addedFile, error) {
 	dir := fmt.Sprintf("repository-%s_%d/", v.repo.Name, v.n)
 	rw, err := out.Resource(dir+v.port.RepositoryResource, append([]string{"pulp_type", "name", "description", "retain_repo_versions",
 		"retain_checkpoints", "user_hidden", "pulp_domain"}, v.port.RepositoryColumns...)...)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	own, err := v.port.RepositoryRow(v.repo)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	if err := rw.Row(append([]any{v.repo.Type, v.repo.Name, v.repo.Description, v.repo.RetainVersions, meta.RetainCheckpointsOf(v.repo.Attrs), false, exportDomain}, own...)...); err != nil {
-		return err
+		return 0, nil, err
 	}
 	if err := rw.Close(); err != nil {
-		return err
+		return 0, nil, err
 	}
 	version, err := meta.VersionByNumber(ctx, c.core.DB, v.repo.ID, v.n)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
-	po := &portOut{c: c, out: out, arts: arts, added: added, dir: dir, repo: v.repo, version: version, key: meta.VersionKey{RepositoryID: v.repo.ID, Number: v.n}}
+	po := &portOut{c: c, out: out, dir: dir, repo: v.repo, version: version, key: meta.VersionKey{RepositoryID: v.repo.ID, Number: v.n}}
 	if err := v.port.Export(ctx, po); err != nil {
-		return err
+		return 0, nil, err
 	}
 	// The files of every unit of the version, and of units the type mapped besides.
 	files, err := out.Resource(dir+"pulpcore.app.modelresource.ContentArtifactResource.json", "artifact", "content", "relative_path")
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	var n int64
 	writeFiles := func(ids []int64) error {
@@ -403,7 +469,7 @@ func (c *crud) exportVersion(ctx context.Context, r *task.Run, out *port.Export,
 		return writeFiles(ids)
 	})
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	var extra []int64
 	for id := range po.extra {
@@ -412,25 +478,22 @@ func (c *crud) exportVersion(ctx context.Context, r *task.Run, out *port.Export,
 		}
 	}
 	if err := writeFiles(extra); err != nil {
-		return err
+		return 0, nil, err
 	}
 	for _, f := range po.files {
 		if err := files.Row(f.SHA256, f.ContentPulpID, f.RelativePath); err != nil {
-			return err
+			return 0, nil, err
 		}
 	}
 	if err := files.Close(); err != nil {
-		return err
+		return 0, nil, err
 	}
 	if po.mapping != nil {
 		if err := out.JSON(dir+"content_mapping.json", po.mapping); err != nil {
-			return err
+			return 0, nil, err
 		}
 	}
-	p := r.Progress("export.repo.version.content", fmt.Sprintf("Exporting content for %s repository-version %s/%d", v.port.App, v.repo.Name, v.n), n)
-	p.Add(n)
-	p.Finish(nil)
-	return nil
+	return n, po.added, nil
 }
 
 // portOut is content.PortOut over an export being written.
@@ -443,10 +506,8 @@ type portOut struct {
 	key     meta.VersionKey
 	mapping map[string][]string
 	extra   map[int64]bool
-	// arts are the export's artifact rows, added the set of the sha256 of the files
-	// types added (AddFile) that the export holds, files the version's.
-	arts  content.RowWriter
-	added map[string]bool
+	// added are the files the type added (AddFile), files their rows of the version.
+	added []addedFile
 	files []meta.PortFile
 }
 
@@ -462,16 +523,7 @@ func (p *portOut) AddFile(u meta.Content, relativePath string, data []byte) erro
 		return err
 	}
 	d := hr.Digests()
-	if !p.added[d.SHA256] {
-		p.added[d.SHA256] = true
-		name := "artifact/" + d.SHA256[:2] + "/" + d.SHA256[2:]
-		if err := p.out.Member(name, int64(len(data)), bytes.NewReader(data)); err != nil {
-			return err
-		}
-		if err := p.arts.Row(name, d.Size, d.MD5, d.SHA1, d.SHA224, d.SHA256, d.SHA384, d.SHA512, exportDomain); err != nil {
-			return err
-		}
-	}
+	p.added = append(p.added, addedFile{data: data, digests: d})
 	p.files = append(p.files, meta.PortFile{ContentPulpID: u.PulpID, RelativePath: relativePath, SHA256: d.SHA256})
 	return nil
 }

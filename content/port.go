@@ -1,6 +1,7 @@
 package content
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -116,17 +117,76 @@ func Cell(v any) (any, error) {
 	case float64:
 		return strconv.FormatFloat(x, 'f', -1, 64), nil
 	case JSON:
-		b, err := json.Marshal(x.V)
+		b, err := AppendJSON(nil, x.V)
 		if err != nil {
 			return nil, err
 		}
-		switch strings.TrimSpace(string(b)) {
+		switch string(b) {
 		case "null", "[]", "{}", `""`:
 			return nil, nil
 		}
 		return string(b), nil
 	}
 	return nil, fmt.Errorf("no cell form for %T", v)
+}
+
+// AppendJSON appends v encoded as JSON without escaping <, > and & (as Python's
+// json.dumps, which Pulp's export writes). The lists of strings, numbers and
+// booleans an rpm package's dependencies, files and changelogs are (thousands of
+// cells a second in an export) are written directly; anything else goes through the
+// encoder.
+func AppendJSON(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case string:
+		for i := 0; i < len(x); i++ {
+			if c := x[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+				return encodeJSON(b, x)
+			}
+		}
+		b = append(b, '"')
+		b = append(b, x...)
+		return append(b, '"'), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case []any:
+		return appendList(b, x)
+	case [][]any:
+		return appendList(b, x)
+	}
+	return encodeJSON(b, v)
+}
+
+func appendList[E any](b []byte, xs []E) ([]byte, error) {
+	if xs == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = AppendJSON(b, x); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+func encodeJSON(b []byte, v any) ([]byte, error) {
+	buf := bytes.NewBuffer(b)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // PortIn is one repository version being imported, as a Port's Import sees it. What

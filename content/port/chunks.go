@@ -1,7 +1,6 @@
 package port
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"pith/content"
 	"sort"
 	"strconv"
 	"strings"
@@ -310,22 +310,11 @@ func (m *files) Close() error {
 // pyJSON encodes v as Python's json.dumps does by default: ", " and ": " separators,
 // keys in the map's sorted order (Go's), non-ASCII kept.
 func pyJSON(v any) (string, error) {
-	b, err := compact(v)
+	b, err := content.AppendJSON(nil, v)
 	if err != nil {
 		return "", err
 	}
 	return spaced(b), nil
-}
-
-// compact is json.Marshal without escaping <, > and & (Python does not).
-func compact(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // spaced adds Python's separators to compact JSON, outside strings.

@@ -9,12 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"pith/content"
 )
 
-// Export is an export being written: a tar streamed into chunk files.
+// Export is an export being written: a tar streamed into chunk files. Its members may
+// be added from several goroutines (each resource is spooled apart and added whole).
 type Export struct {
+	mu      sync.Mutex // held while a member is written
 	tarPath string
 	dir     string
 	cw      *chunkWriter
@@ -36,6 +39,8 @@ func Create(path string, chunkSize int64) (*Export, error) {
 
 // Member adds a file of size bytes read from r.
 func (e *Export) Member(name string, size int64, r io.Reader) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if err := e.tw.WriteHeader(&tar.Header{Name: name, Size: size, Mode: 0o644, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
 		return fmt.Errorf("export member %s: %w", name, err)
 	}
@@ -66,7 +71,9 @@ func (e *Export) Resource(name string, columns ...string) (content.RowWriter, er
 	if err != nil {
 		return nil, err
 	}
+	e.mu.Lock()
 	e.spools = append(e.spools, f.Name())
+	e.mu.Unlock()
 	keys := make([]string, len(columns))
 	for i, c := range columns {
 		k, err := pyJSON(c)
@@ -86,6 +93,7 @@ type resource struct {
 	f    *os.File
 	w    *bufio.Writer
 	rows int
+	buf  []byte // a cell's JSON
 }
 
 func (r *resource) Row(values ...any) error {
@@ -102,16 +110,16 @@ func (r *resource) Row(values ...any) error {
 		if err != nil {
 			return fmt.Errorf("resource %s: column %s: %w", r.name, r.keys[i], err)
 		}
-		b, err := compact(cell)
-		if err != nil {
-			return fmt.Errorf("resource %s: column %s: %w", r.name, r.keys[i], err)
-		}
 		if i > 0 {
 			r.w.WriteString(", ")
 		}
 		r.w.WriteString(r.keys[i])
 		r.w.WriteString(": ")
-		r.w.Write(b)
+		r.buf, err = content.AppendJSON(r.buf[:0], cell)
+		if err != nil {
+			return fmt.Errorf("resource %s: column %s: %w", r.name, r.keys[i], err)
+		}
+		r.w.Write(r.buf)
 	}
 	r.w.WriteByte('}')
 	r.rows++

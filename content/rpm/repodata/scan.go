@@ -101,7 +101,14 @@ const (
 const unbound = "\x00unbound"
 
 func newScanner(r io.Reader, file string) *scanner {
-	return &scanner{file: file, r: r, limit: maxToken, grow: minBufSize}
+	grow := minBufSize
+	// An input in memory (a stored fragment, read once per package when rendered)
+	// gets a buffer its size instead of 64 KiB: one byte more, so the first read
+	// reaches its end.
+	if l, ok := r.(interface{ Len() int }); ok && l.Len() < grow {
+		grow = max(l.Len()+1, 512)
+	}
+	return &scanner{file: file, r: r, limit: maxToken, grow: grow}
 }
 
 // errAt returns a positioned error for a problem at buffer position pos.

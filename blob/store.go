@@ -96,6 +96,9 @@ const bufSize = 256 << 10
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, bufSize); return &b }}
 
+// copyPool holds Put's copy buffers.
+var copyPool = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
 // NewWriter starts a new blob; the caller must Commit or Cancel it.
 func (s *Store) NewWriter(ctx context.Context) (*Writer, error) {
 	t, err := s.driver.Create(ctx)
@@ -297,7 +300,11 @@ func (s *Store) Put(ctx context.Context, r io.Reader, want Expect) (Digests, err
 		return Digests{}, err
 	}
 	defer w.Cancel(ctx)
-	if _, err := io.Copy(w, ctxReader{ctx, r}); err != nil {
+	// A pooled copy buffer: io.Copy would allocate 32 KiB per blob (an import or a sync
+	// puts thousands).
+	cb := copyPool.Get().(*[]byte)
+	defer copyPool.Put(cb)
+	if _, err := io.CopyBuffer(w, ctxReader{ctx, r}, *cb); err != nil {
 		if w.err != nil {
 			return Digests{}, err // already tagged by the driver
 		}

@@ -210,6 +210,8 @@ type PortIn interface {
 	// The new version of the destination holds the units its source repository's name
 	// maps to, or every unit imported when there is no mapping.
 	Imported(upstreamID string, id int64)
+	// Local is the local unit id Imported recorded for an upstream id.
+	Local(upstreamID string) (int64, bool)
 }
 
 // Row is one row of a resource file, its cells by column. Cells are read in the forms

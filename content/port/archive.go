@@ -29,11 +29,41 @@ type member struct {
 }
 
 // Archive is an export opened for import: its tar (or its chunks, read as one file)
-// indexed by member name.
+// indexed by member name. The artifacts (Pulp names them "artifact/xx/<the rest of the
+// sha256>"), nearly every member of a large export, are indexed by their digest's 32
+// bytes: the index of 20,000 artifacts takes a third of what it takes by name.
 type Archive struct {
 	f       *files
-	members map[string]member
-	names   []string // in tar order
+	members map[string]member // every other member
+	arts    map[[32]byte]member
+	names   []string // of the other members, in tar order
+}
+
+// artifactKey is the digest an artifact member's name spells, when it is one (lower-case
+// hex, as Pulp writes it; any other name is kept by name).
+func artifactKey(name string) ([32]byte, bool) {
+	var k [32]byte
+	if len(name) != len("artifact/xx/")+62 || !strings.HasPrefix(name, "artifact/") || name[11] != '/' {
+		return k, false
+	}
+	for i := range 64 {
+		j := 9 + i
+		if i >= 2 {
+			j++ // past the slash
+		}
+		c := name[j]
+		var v byte
+		switch {
+		case '0' <= c && c <= '9':
+			v = c - '0'
+		case 'a' <= c && c <= 'f':
+			v = c - 'a' + 10
+		default:
+			return k, false
+		}
+		k[i/2] |= v << (4 * (1 - i%2))
+	}
+	return k, true
 }
 
 // Open opens the tar (or the chunks) at paths and indexes its members. A member whose
@@ -44,7 +74,7 @@ func Open(paths []string) (*Archive, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Archive{f: f, members: map[string]member{}}
+	a := &Archive{f: f, members: map[string]member{}, arts: map[[32]byte]member{}}
 	sr := io.NewSectionReader(f, 0, f.size)
 	tr := tar.NewReader(sr)
 	for {
@@ -83,11 +113,15 @@ func Open(paths []string) (*Archive, error) {
 			f.Close()
 			return nil, errors.New("the export's tar is truncated")
 		}
-		if _, ok := a.members[name]; !ok {
-			a.names = append(a.names, name)
+		if k, ok := artifactKey(name); ok {
+			a.arts[k] = member{off: off, size: h.Size}
+		} else {
+			if _, ok := a.members[name]; !ok {
+				a.names = append(a.names, name)
+			}
+			a.members[name] = member{off: off, size: h.Size}
 		}
-		a.members[name] = member{off: off, size: h.Size}
-		if len(a.members) > maxMembers {
+		if len(a.members)+len(a.arts) > maxMembers {
 			f.Close()
 			return nil, fmt.Errorf("the export has over %d files", maxMembers)
 		}
@@ -115,22 +149,32 @@ func zeroBlocks(f *files, end int64) bool {
 // Close closes the files.
 func (a *Archive) Close() error { return a.f.Close() }
 
-// Names are the members' names in tar order.
+// Names are the names of the members other than the artifacts ("artifact/xx/…"), in
+// tar order.
 func (a *Archive) Names() []string { return a.names }
 
 // Has reports whether the export has a member.
 func (a *Archive) Has(name string) bool {
-	_, ok := a.members[name]
+	_, ok := a.lookup(name)
 	return ok
 }
 
 // Member reads a member; ok is false when there is none.
 func (a *Archive) Member(name string) (r *io.SectionReader, ok bool) {
-	m, ok := a.members[name]
+	m, ok := a.lookup(name)
 	if !ok {
 		return nil, false
 	}
 	return io.NewSectionReader(a.f, m.off, m.size), true
+}
+
+func (a *Archive) lookup(name string) (member, bool) {
+	if k, ok := artifactKey(name); ok {
+		m, ok := a.arts[k]
+		return m, ok
+	}
+	m, ok := a.members[name]
+	return m, ok
 }
 
 // DecodeJSON decodes a small JSON member into v; ok is false when there is none.

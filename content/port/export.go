@@ -18,6 +18,7 @@ import (
 // be added from several goroutines (each resource is spooled apart and added whole).
 type Export struct {
 	mu      sync.Mutex // held while a member is written
+	buf     []byte     // the copy buffer of members, under mu
 	tarPath string
 	dir     string
 	cw      *chunkWriter
@@ -44,7 +45,12 @@ func (e *Export) Member(name string, size int64, r io.Reader) error {
 	if err := e.tw.WriteHeader(&tar.Header{Name: name, Size: size, Mode: 0o644, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
 		return fmt.Errorf("export member %s: %w", name, err)
 	}
-	n, err := io.Copy(e.tw, r)
+	if e.buf == nil {
+		e.buf = make([]byte, 256<<10)
+	}
+	// One buffer for every member: the tar writer has no ReadFrom, so io.Copy would
+	// allocate 32 KiB per artifact.
+	n, err := io.CopyBuffer(e.tw, r, e.buf)
 	if err != nil {
 		return fmt.Errorf("export member %s: %w", name, err)
 	}

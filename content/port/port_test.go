@@ -2,6 +2,7 @@ package port
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"hash/crc32"
 	"io"
@@ -210,4 +211,24 @@ func FuzzArchive(f *testing.F) {
 			return nil
 		})
 	})
+}
+
+func TestArtifactKey(t *testing.T) {
+	sum := "ab" + strings.Repeat("0123456789abcdef", 3) + "0123456789abcd"
+	k, ok := artifactKey("artifact/" + sum[:2] + "/" + sum[2:])
+	if !ok || hex.EncodeToString(k[:]) != sum {
+		t.Fatalf("artifactKey = %x, %v; want %s", k, ok, sum)
+	}
+	for _, name := range []string{
+		"artifact/" + sum[:2] + "/" + strings.ToUpper(sum[2:]), // kept by name
+		"artifact/" + sum[:2] + "x" + sum[2:],
+		"artifact/" + sum[:2] + "/" + sum[2:] + "0",
+		"artifact/DOMAIN/" + sum[:2] + "/" + sum[2:],
+		"artifact/ab/cdef",
+		"repository-r_1/" + sum,
+	} {
+		if _, ok := artifactKey(name); ok {
+			t.Errorf("artifactKey(%q) is a digest", name)
+		}
+	}
 }

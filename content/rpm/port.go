@@ -336,7 +336,7 @@ func exportAttrs[T any](ctx context.Context, e *exporter, typ, name string, colu
 // importVersion stores the units of one version's rpm resource files, in the order of
 // the files.
 func importVersion(ctx context.Context, x content.PortIn, store *blob.Store) error {
-	im := &importer{x: x, store: store, local: map[string]int64{}}
+	im := &importer{x: x, store: store}
 	return inTurn(ctx, im.packages, im.modulemds, im.defaults, im.comps, im.readAdvisories,
 		im.metadataFiles, im.trees, im.advisoryParts, im.storeAdvisories, im.obsoletes, im.subVersions)
 }
@@ -345,9 +345,6 @@ func importVersion(ctx context.Context, x content.PortIn, store *blob.Store) err
 type importer struct {
 	x     content.PortIn
 	store *blob.Store // the artifacts imported, read for a tree's .treeinfo
-	// local are the units imported, by upstream id: sub-repositories' versions are
-	// made of them.
-	local map[string]int64
 	// pending are the advisories read, by digest, waiting for their references,
 	// collections and packages, which come in later files; order is their order.
 	pending map[string]*pendingAdvisory
@@ -355,12 +352,6 @@ type importer struct {
 	parts   int // rows of the advisories' parts held
 	// subs are the sub-repositories of the trees imported, by upstream name.
 	subs map[string]meta.Repository
-}
-
-// imported records a stored unit.
-func (im *importer) imported(upstreamID string, id int64) {
-	im.local[upstreamID] = id
-	im.x.Imported(upstreamID, id)
 }
 
 // rows reads a resource file's rows, each error naming the row (PortIn.Rows names the
@@ -385,7 +376,7 @@ func (im *importer) storeUnits(ctx context.Context, units []meta.Content, upstre
 		if err != nil {
 			return fmt.Errorf("store %s %s: %w", u.Type, u.NaturalKey, err)
 		}
-		im.imported(upstream[i], c.ID)
+		im.x.Imported(upstream[i], c.ID)
 	}
 	return nil
 }
@@ -398,7 +389,7 @@ func (im *importer) subVersions(ctx context.Context) error {
 	for name, repo := range im.subs {
 		ids := make([]int64, 0, len(mapping[name]))
 		for _, up := range mapping[name] {
-			id, ok := im.local[up]
+			id, ok := im.x.Local(up)
 			if !ok {
 				return fmt.Errorf("content_mapping.json: sub-repository %q lists %s, which no resource file holds", name, up)
 			}

@@ -149,6 +149,10 @@ func (i *portIn) Mapping() map[string][]string {
 }
 func (i *portIn) Files(upstreamID string) []meta.ContentFile { return i.files[upstreamID] }
 func (i *portIn) Imported(upstreamID string, id int64)       { i.imported[upstreamID] = id }
+func (i *portIn) Local(upstreamID string) (int64, bool) {
+	id, ok := i.imported[upstreamID]
+	return id, ok
+}
 
 func (i *portIn) Rows(name string, fn func(content.Row) error) error {
 	for n, r := range i.in.rows[name] {

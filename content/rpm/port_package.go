@@ -93,7 +93,7 @@ func (im *importer) packages(ctx context.Context) error {
 			return err
 		}
 		for i, u := range units {
-			im.imported(upstream[i], u.ID)
+			im.x.Imported(upstream[i], u.ID)
 		}
 		rows, upstream = rows[:0], upstream[:0]
 		return nil

@@ -292,7 +292,7 @@ func (im *importer) storeTree(ctx context.Context, it *importTree) error {
 	if err != nil {
 		return err
 	}
-	im.imported(it.upstream, u.ID)
+	im.x.Imported(it.upstream, u.ID)
 	for path, name := range it.subs {
 		repo, err := meta.SubRepository(ctx, im.x.Tx(), u.ID, path, RepoType, path+"-"+key)
 		if err != nil {

@@ -273,7 +273,7 @@ func (im *importer) metadataFiles(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("store repo metadata file %s: %w", f.RelativePath, err)
 		}
-		im.imported(id, u.ID)
+		im.x.Imported(id, u.ID)
 		return nil
 	})
 }

@@ -288,3 +288,53 @@ func TestContentVisibility(t *testing.T) {
 		}
 	}
 }
+
+// A narrowed list's count follows the caller's roles and the rows: a removed role, a new
+// repository with a role and a deleted repository each change it at once, whether the
+// page holds the whole list (the count taken from the page) or part of it (asked of the
+// database), and a page past the end still counts the list.
+func TestNarrowedCount(t *testing.T) {
+	e := newEnv(t)
+	newUser(e, "fay")
+	role := func(href, action string) {
+		t.Helper()
+		if code, m := e.JSON("POST", href+action+"/", map[string]any{"role": "file.filerepository_viewer", "users": []string{"fay"}}); code/100 != 2 {
+			t.Fatalf("%s %s: %d %v", action, href, code, m)
+		}
+	}
+	create := func(name string) string {
+		t.Helper()
+		code, r := e.JSON("POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": name})
+		if code != 201 {
+			t.Fatalf("create %s: %d %v", name, code, r)
+		}
+		return r["pulp_href"].(string)
+	}
+	repos := map[string]string{}
+	for _, name := range []string{"r1", "r2", "r3", "r4"} {
+		repos[name] = create(name)
+	}
+	for _, name := range []string{"r1", "r2", "r3"} {
+		role(repos[name], "add_role")
+	}
+	check := func(when string, want int) {
+		t.Helper()
+		for _, list := range []string{"/pulp/api/v3/repositories/file/file/", "/pulp/api/v3/repositories/"} {
+			for _, page := range []string{"?limit=100", "?limit=1", "?limit=1&offset=1", "?limit=2&offset=1", "?limit=2&offset=50"} {
+				code, m := asUser(e, "fay", "GET", list+page, nil)
+				if code != 200 || m["count"] != float64(want) {
+					t.Errorf("%s: fay lists %s%s: %d, count %v, want %d", when, list, page, code, m["count"], want)
+				}
+			}
+		}
+	}
+	check("roles on three of four", 3)
+	role(repos["r2"], "remove_role")
+	check("a role removed", 2)
+	repos["r5"] = create("r5")
+	role(repos["r5"], "add_role")
+	check("a repository added with a role", 3)
+	code, m := e.JSON("DELETE", repos["r1"], nil)
+	e.Done("delete r1", code, m)
+	check("a repository deleted", 2)
+}

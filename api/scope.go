@@ -48,6 +48,29 @@ func (s *Server) scope(sc scoping, also func(*http.Request, *meta.List) error) f
 	}
 }
 
+// contentOfType narrows a content list to one type, as ofType, and to what the caller
+// may see, as scope. A narrowed list is read from the set of units the visible
+// repositories hold, in id order, checking each unit's type: SQLite without statistics
+// would otherwise read every unit of the type through the type's index, probe the set
+// with each and sort them (the page of a viewer of every file repository 1.14 → 0.57 ms,
+// of 3,000 of them 2.83 → 2.30 ms; docs/benchmarks.md). The set is built whole either
+// way, so reading it row by row costs about what building it did, however rare the type.
+func (s *Server) contentOfType(typ string, sc scoping) func(*http.Request, *meta.List) error {
+	narrow := s.scope(sc, nil)
+	return func(r *http.Request, l *meta.List) error {
+		before := len(l.Where)
+		if err := narrow(r, l); err != nil {
+			return err
+		}
+		col := "c.type"
+		if len(l.Where) > before {
+			col = s.db.Dialect().NoIndex(col)
+		}
+		l.And(col+" = ?", typ)
+		return nil
+	}
+}
+
 // scopeCond is the condition a list's rows must meet (Row "" for none).
 func (s *Server) scopeCond(ctx context.Context, c *caller, sc scoping) (meta.Cond, error) {
 	pol, _, err := s.policies.get(ctx, s.db, sc.viewset)

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -285,6 +286,102 @@ func TestContentVisibility(t *testing.T) {
 	for p, want := range map[string]int{"a.txt": 200, "b.txt": 200, "c.txt": 404} {
 		if code, _ := asUser(e, "erin", "GET", units[p], nil); code != want {
 			t.Errorf("erin reads %s: %d, want %d", p, code, want)
+		}
+	}
+}
+
+// A narrowed list's count follows the caller's roles and the rows: a removed role, a new
+// repository with a role and a deleted repository each change it at once, whether the
+// page holds the whole list (the count taken from the page) or part of it (asked of the
+// database), and a page past the end still counts the list.
+func TestNarrowedCount(t *testing.T) {
+	e := newEnv(t)
+	newUser(e, "fay")
+	role := func(href, action string) {
+		t.Helper()
+		if code, m := e.JSON("POST", href+action+"/", map[string]any{"role": "file.filerepository_viewer", "users": []string{"fay"}}); code/100 != 2 {
+			t.Fatalf("%s %s: %d %v", action, href, code, m)
+		}
+	}
+	create := func(name string) string {
+		t.Helper()
+		code, r := e.JSON("POST", "/pulp/api/v3/repositories/file/file/", map[string]any{"name": name})
+		if code != 201 {
+			t.Fatalf("create %s: %d %v", name, code, r)
+		}
+		return r["pulp_href"].(string)
+	}
+	repos := map[string]string{}
+	for _, name := range []string{"r1", "r2", "r3", "r4"} {
+		repos[name] = create(name)
+	}
+	for _, name := range []string{"r1", "r2", "r3"} {
+		role(repos[name], "add_role")
+	}
+	check := func(when string, want int) {
+		t.Helper()
+		for _, list := range []string{"/pulp/api/v3/repositories/file/file/", "/pulp/api/v3/repositories/"} {
+			for _, page := range []string{"?limit=100", "?limit=1", "?limit=1&offset=1", "?limit=2&offset=1", "?limit=2&offset=50"} {
+				code, m := asUser(e, "fay", "GET", list+page, nil)
+				if code != 200 || m["count"] != float64(want) {
+					t.Errorf("%s: fay lists %s%s: %d, count %v, want %d", when, list, page, code, m["count"], want)
+				}
+			}
+		}
+	}
+	check("roles on three of four", 3)
+	role(repos["r2"], "remove_role")
+	check("a role removed", 2)
+	repos["r5"] = create("r5")
+	role(repos["r5"], "add_role")
+	check("a repository added with a role", 3)
+	code, m := e.JSON("DELETE", repos["r1"], nil)
+	e.Done("delete r1", code, m)
+	check("a repository deleted", 2)
+}
+
+// A content list of one type shows a narrowed caller the units of that type its visible
+// repositories hold, and none of another type they hold, whether its roles are on each
+// repository or on every repository of their types.
+func TestContentVisibilityByType(t *testing.T) {
+	e := newEnv(t)
+	file := fileUnit(e, "f.txt")
+	c, _, err := meta.PutContent(context.Background(), e.DB, meta.Content{Type: "rpm.package", NaturalKey: "p-1-1-noarch",
+		RepoKey: "p", RelativePath: "p.rpm", Digest: hexsum([]byte("p.rpm")), Attrs: json.RawMessage(`{}`)}, []meta.ContentFile{{RelativePath: "p.rpm"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := "/pulp/api/v3/content/rpm/packages/" + c.PulpID + "/"
+	perObject, everyRepo := newUser(e, "hal"), newUser(e, "ida")
+	for _, r := range []struct{ typ, name, unit, role string }{
+		{"file/file", "files", file, "file.filerepository_viewer"},
+		{"rpm/rpm", "rpms", pkg, "rpm.rpmrepository_viewer"},
+	} {
+		code, m := e.JSON("POST", "/pulp/api/v3/repositories/"+r.typ+"/", map[string]any{"name": r.name})
+		if code != 201 {
+			t.Fatalf("create %s: %d %v", r.name, code, m)
+		}
+		repo := m["pulp_href"].(string)
+		code, m = e.JSON("POST", repo+"modify/", map[string]any{"add_content_units": []string{r.unit}})
+		e.Done("modify "+r.name, code, m)
+		for who, object := range map[string]any{perObject: repo, everyRepo: nil} {
+			if code, m := e.JSON("POST", who+"roles/", map[string]any{"role": r.role, "content_object": object}); code != 201 {
+				t.Fatalf("role %s for %s: %d %v", r.role, who, code, m)
+			}
+		}
+	}
+	for _, user := range []string{"hal", "ida"} {
+		for list, want := range map[string]string{"/pulp/api/v3/content/file/files/": file, "/pulp/api/v3/content/rpm/packages/": pkg} {
+			for _, page := range []string{"?limit=100", "?limit=1&offset=1"} {
+				code, m := asUser(e, user, "GET", list+page+"&fields=pulp_href", nil)
+				var got []string
+				for _, r := range m["results"].([]any) {
+					got = append(got, r.(map[string]any)["pulp_href"].(string))
+				}
+				if code != 200 || m["count"] != float64(1) || (page == "?limit=100" && !slices.Equal(got, []string{want})) || (page != "?limit=100" && len(got) != 0) {
+					t.Errorf("%s lists %s%s: %d, %v (count %v), want %s alone", user, list, page, code, got, m["count"], want)
+				}
+			}
 		}
 	}
 }

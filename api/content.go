@@ -35,7 +35,7 @@ func (s *Server) contentList(k *rest.UnitKind) rest.HandlerFunc {
 			return s.renderGeneric(r.Context(), cs)
 		})
 	}
-	return lister(s, unitListSpec(k), s.scope(scoping{viewset: "content/" + k.Segment, content: "c.id"}, ofType("c.type", k.Type)), meta.ListContent, func(r *http.Request, cs []meta.Content) ([]any, error) {
+	return lister(s, unitListSpec(k), s.contentOfType(k.Type, scoping{viewset: "content/" + k.Segment, content: "c.id"}), meta.ListContent, func(r *http.Request, cs []meta.Content) ([]any, error) {
 		return k.Render(r.Context(), cs)
 	})
 }

@@ -39,53 +39,81 @@ func (s *Server) scope(sc scoping, also func(*http.Request, *meta.List) error) f
 		if c == nil || c.subject.Superuser {
 			return nil
 		}
-		cond, args, err := s.scopeCond(r.Context(), c, sc)
-		if err != nil || cond == "" {
+		cond, err := s.scopeCond(r.Context(), c, sc)
+		if err != nil || cond.Row == "" {
 			return err
 		}
-		l.And(cond, args...)
+		l.AndCond(cond)
 		return nil
 	}
 }
 
-// scopeCond is the condition a list's rows must meet ("" for none).
-func (s *Server) scopeCond(ctx context.Context, c *caller, sc scoping) (string, []any, error) {
+// contentOfType narrows a content list to one type, as ofType, and to what the caller
+// may see, as scope. The page of a narrowed list reads the set of units the visible
+// repositories hold in id order, checking each unit's type: SQLite without statistics
+// would otherwise read every unit of the type through the type's index, probe the set
+// with each and sort them (the page of a viewer of every file repository 1.14 → 0.57 ms,
+// of 3,000 of them 2.83 → 2.30 ms). The count keeps the type's index: where the type is
+// rare among the units of the set (1,000 among 51,000), looking each unit up took 31 ms
+// against 21 ms (docs/benchmarks.md).
+func (s *Server) contentOfType(typ string, sc scoping) func(*http.Request, *meta.List) error {
+	narrow := s.scope(sc, nil)
+	return func(r *http.Request, l *meta.List) error {
+		before := len(l.Where)
+		if err := narrow(r, l); err != nil {
+			return err
+		}
+		if len(l.Where) == before {
+			l.And("c.type = ?", typ)
+			return nil
+		}
+		l.AndCond(meta.Cond{Row: s.db.Dialect().NoIndex("c.type") + " = ?", Set: "c.type = ?", Args: []any{typ}})
+		return nil
+	}
+}
+
+// scopeCond is the condition a list's rows must meet (Row "" for none).
+func (s *Server) scopeCond(ctx context.Context, c *caller, sc scoping) (meta.Cond, error) {
 	pol, _, err := s.policies.get(ctx, s.db, sc.viewset)
 	if err != nil || !pol.Scoped() {
-		return "", nil, err
+		return meta.Cond{}, err
 	}
 	switch {
 	case sc.content != "":
 		// Content some visible repository holds: each holding is checked against its
 		// repository by primary key. Written as a join, SQLite without statistics scans the
 		// repositories and seeks their holdings, twice as slow (docs/benchmarks.md).
-		repos, args, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type", false)
-		if err != nil || repos == "1 = 0" {
-			return repos, nil, err
+		repos, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type")
+		switch {
+		case err != nil || repos.Row == "1 = 0":
+			return repos, err
+		case repos.Row == "":
+			return same(sc.content+` IN (SELECT rc.content_id FROM repository_content rc)`, nil), nil
 		}
-		if repos == "" {
-			return sc.content + ` IN (SELECT rc.content_id FROM repository_content rc)`, nil, nil
-		}
-		return sc.content + ` IN (SELECT rc.content_id FROM repository_content rc WHERE EXISTS (SELECT 1 FROM repositories rr WHERE rr.id = rc.repository_id AND ` +
-			repos + `))`, args, nil
+		return same(sc.content+` IN (SELECT rc.content_id FROM repository_content rc WHERE EXISTS (SELECT 1 FROM repositories rr WHERE rr.id = rc.repository_id AND `+
+			repos.Set+`))`, repos.Args), nil
 	case sc.repo != "":
-		repos, args, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type", false)
-		if err != nil || repos == "" || repos == "1 = 0" {
-			return repos, args, err
+		repos, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type")
+		if err != nil || repos.Row == "" || repos.Row == "1 = 0" {
+			return repos, err
 		}
-		return sc.repo + ` IN (SELECT rr.id FROM repositories rr WHERE ` + repos + `)`, args, nil
+		return same(sc.repo+` IN (SELECT rr.id FROM repositories rr WHERE `+repos.Set+`)`, repos.Args), nil
 	case sc.group != "":
-		tasks, args, err := s.scopeCond(ctx, c, scoping{viewset: "tasks", id: "tt.pulp_id"})
+		tasks, err := s.scopeCond(ctx, c, scoping{viewset: "tasks", id: "tt.pulp_id"})
 		if err != nil {
-			return "", nil, err
+			return meta.Cond{}, err
 		}
-		return sc.group + ` IN (SELECT tt.task_group_id FROM tasks tt WHERE tt.task_group_id IS NOT NULL AND tt.parent_task_id IS NULL AND ` +
-			orTrue(tasks) + `)`, args, nil
+		return same(sc.group+` IN (SELECT tt.task_group_id FROM tasks tt WHERE tt.task_group_id IS NOT NULL AND tt.parent_task_id IS NULL AND `+
+			orTrue(tasks.Row)+`)`, tasks.Args), nil
 	case sc.typ != "":
-		return s.typedCond(ctx, c, sc.viewset, sc.id, sc.typ, true)
+		return s.typedCond(ctx, c, sc.viewset, sc.id, sc.typ)
 	}
-	return s.objectCond(ctx, c, sc.viewset, sc.id, true)
+	return s.objectCond(ctx, c, sc.viewset, sc.id)
 }
+
+// same is a condition written one way for the page and the count: a subquery read as a
+// set either way.
+func same(cond string, args []any) meta.Cond { return meta.Cond{Row: cond, Set: cond, Args: args} }
 
 func orTrue(cond string) string {
 	if cond == "" {
@@ -95,63 +123,63 @@ func orTrue(cond string) string {
 }
 
 // objectCond: the row's object is one the caller holds the viewset's scope permission
-// on ("" when it holds it on every object, or the policy names none); perRow as
-// meta.Granted's: true for a list's own rows, false inside a subquery read as a set.
-func (s *Server) objectCond(ctx context.Context, c *caller, viewset, idCol string, perRow bool) (string, []any, error) {
+// on (Row "" when it holds it on every object, or the policy names none).
+func (s *Server) objectCond(ctx context.Context, c *caller, viewset, idCol string) (meta.Cond, error) {
 	pol, _, err := s.policies.get(ctx, s.db, viewset)
 	if err != nil || !pol.Scoped() {
-		return "", nil, err
+		return meta.Cond{}, err
 	}
 	perm := s.policies.defaults.Policies[viewset].ScopePermission
 	if perm == "" {
-		return "", nil, nil
+		return meta.Cond{}, nil
 	}
 	if ok, err := c.hasModelPerm(perm); ok || err != nil {
-		return "", nil, err
+		return meta.Cond{}, err
 	}
-	return meta.Granted(ctx, s.db, idCol, c.subject.ID, s.env.ModelOf(viewset+"/"), perm, perRow)
+	return meta.Granted(ctx, s.db, idCol, c.subject.ID, s.env.ModelOf(viewset+"/"), perm)
 }
 
 // typedCond is the condition of a list of every type under a collection
 // ("repositories"): each row meets its own type's condition. Rows of a type whose
 // viewset has no policy of its own (administrators only: certguard's guards) are not
 // shown, where Pulp shows them all (its fallback policy scopes nothing).
-func (s *Server) typedCond(ctx context.Context, c *caller, collection, idCol, typCol string, perRow bool) (string, []any, error) {
-	var conds []string
+func (s *Server) typedCond(ctx context.Context, c *caller, collection, idCol, typCol string) (meta.Cond, error) {
+	var row, set []string
 	var args []any
 	open := true
 	for _, typ := range s.typesOf(collection) {
 		viewset := collection + "/" + href.Segment(typ)
 		if _, ok, err := s.policies.get(ctx, s.db, viewset); err != nil || !ok {
 			if err != nil {
-				return "", nil, err
+				return meta.Cond{}, err
 			}
 			open = false
 			continue
 		}
-		cond, a, err := s.objectCond(ctx, c, viewset, idCol, perRow)
+		cond, err := s.objectCond(ctx, c, viewset, idCol)
 		if err != nil {
-			return "", nil, err
+			return meta.Cond{}, err
 		}
-		if cond == "" {
-			conds = append(conds, typCol+" = ?")
+		if cond.Row == "" {
+			row, set = append(row, typCol+" = ?"), append(set, typCol+" = ?")
 			args = append(args, typ)
 			continue
 		}
 		open = false
-		if cond == "1 = 0" {
+		if cond.Row == "1 = 0" {
 			continue // no role on any object of the type
 		}
-		conds = append(conds, "("+typCol+" = ? AND "+cond+")")
-		args = append(append(args, typ), a...)
+		row = append(row, "("+typCol+" = ? AND "+cond.Row+")")
+		set = append(set, "("+typCol+" = ? AND "+cond.Set+")")
+		args = append(append(args, typ), cond.Args...)
 	}
-	if open && len(conds) > 0 {
-		return "", nil, nil // every type visible: no condition
+	if open && len(row) > 0 {
+		return meta.Cond{}, nil // every type visible: no condition
 	}
-	if len(conds) == 0 {
-		return "1 = 0", nil, nil
+	if len(row) == 0 {
+		return same("1 = 0", nil), nil
 	}
-	return "(" + strings.Join(conds, " OR ") + ")", args, nil
+	return meta.Cond{Row: "(" + strings.Join(row, " OR ") + ")", Set: "(" + strings.Join(set, " OR ") + ")", Args: args}, nil
 }
 
 // typesOf are the types of a collection's kinds ("repositories" → "file.file", ...).
@@ -211,12 +239,12 @@ func (s *Server) visible(ctx context.Context, c *caller, viewset string, o meta.
 		}
 		return nil
 	}
-	cond, args, err := s.scopeCond(ctx, c, sc)
-	if err != nil || cond == "" {
+	cond, err := s.scopeCond(ctx, c, sc)
+	if err != nil || cond.Row == "" {
 		return err
 	}
 	var n int
-	if err := s.db.QueryRow(ctx, "SELECT count(*) FROM "+table+" AND "+cond, append([]any{o.ID}, args...)...).Scan(&n); err != nil {
+	if err := s.db.QueryRow(ctx, "SELECT count(*) FROM "+table+" AND "+cond.Row, append([]any{o.ID}, cond.Args...)...).Scan(&n); err != nil {
 		return err
 	}
 	if n == 0 {

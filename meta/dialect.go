@@ -53,6 +53,16 @@ func (d Dialect) Rebind(q string) string {
 	return b.String()
 }
 
+// NoIndex is col kept off its indexes by SQLite's planner (a unary +, which SQLite
+// takes for any type), where without statistics it would take one that is worse;
+// PostgreSQL plans from statistics, and has no unary + for text.
+func (d Dialect) NoIndex(col string) string {
+	if d == Postgres {
+		return col
+	}
+	return "+" + col
+}
+
 // ILike is the case-insensitive LIKE operator.
 func (d Dialect) ILike() string {
 	if d == Postgres {

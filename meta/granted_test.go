@@ -62,7 +62,17 @@ func TestGranted(t *testing.T) {
 			_, err := meta.AddGrant(ctx, db, g.h, g.role, g.o)
 			must(err)
 		}
-		for _, perRow := range []bool{false, true} {
+		// Each form alone, and the page in the Row form with the count in the Set form.
+		forms := map[string]func(*meta.List, meta.Cond){
+			"row":  func(l *meta.List, c meta.Cond) { l.And(c.Row, c.Args...) },
+			"set":  func(l *meta.List, c meta.Cond) { l.And(c.Set, c.Args...) },
+			"both": (*meta.List).AndCond,
+			"both, after a condition of its own": func(l *meta.List, c meta.Cond) {
+				l.And("r.name <> ?", "none")
+				l.AndCond(c)
+			},
+		}
+		for form, and := range forms {
 			for _, tc := range []struct {
 				user int64
 				want []string
@@ -73,20 +83,90 @@ func TestGranted(t *testing.T) {
 				{dan, nil},
 			} {
 				var l meta.List
-				cond, args, err := meta.Granted(ctx, db, "r.pulp_id", tc.user, "file.filerepository", "file.view_filerepository", perRow)
+				cond, err := meta.Granted(ctx, db, "r.pulp_id", tc.user, "file.filerepository", "file.view_filerepository")
 				must(err)
-				l.And(cond, args...)
+				and(&l, cond)
 				got, n, err := meta.ListRepositories(ctx, db, l)
 				must(err)
-				var names []string
-				for _, r := range got {
-					names = append(names, r.Name)
-				}
+				names := repoNames(got)
 				slices.Sort(names)
 				if !slices.Equal(names, tc.want) || n != int64(len(tc.want)) {
-					t.Errorf("perRow %v: user %d sees %v (count %d), want %v", perRow, tc.user, names, n, tc.want)
+					t.Errorf("%s form: user %d sees %v (count %d), want %v", form, tc.user, names, n, tc.want)
 				}
 			}
 		}
 	})
+}
+
+// A list's count takes the Set form of a condition added by AndCond and its page the Row
+// form, each with the arguments in their places among the list's other conditions. (The
+// page is full, so the count is asked of the database.)
+func TestAndCond(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *meta.DB) {
+		ctx := context.Background()
+		for _, name := range []string{"a", "b", "c"} {
+			if _, err := meta.CreateRepository(ctx, db, meta.Repository{Type: "file.file", Name: name}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l := meta.List{Limit: 1}
+		l.And("r.name <> ?", "c")
+		l.AndCond(meta.Cond{Row: "r.name <> ?", Set: "r.name >= ?", Args: []any{"a"}})
+		l.And("r.type = ?", "file.file")
+		got, n, err := meta.ListRepositories(ctx, db, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := repoNames(got)
+		if !slices.Equal(names, []string{"b"}) || n != 2 {
+			t.Errorf("page %v, count %d; want the page [b] (Row form) and the count 2 (Set form: a, b)", names, n)
+		}
+	})
+}
+
+// A list's count is exact wherever its page falls: a page that ends the list counts it
+// from its own rows, one that does not (or an offset past the end) asks the database.
+func TestPageCount(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *meta.DB) {
+		ctx := context.Background()
+		for _, name := range []string{"a", "b", "c", "x"} {
+			if _, err := meta.CreateRepository(ctx, db, meta.Repository{Type: "file.file", Name: name}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, tc := range []struct {
+			limit, offset int
+			want          []string
+		}{
+			{0, 0, []string{"a", "b", "c"}},
+			{2, 0, []string{"a", "b"}},
+			{3, 0, []string{"a", "b", "c"}},
+			{5, 0, []string{"a", "b", "c"}},
+			{2, 2, []string{"c"}},
+			{2, 1, []string{"b", "c"}},
+			{2, 3, nil},
+			{2, 9, nil},
+			{0, 2, []string{"c"}},
+			{0, 9, nil},
+		} {
+			l := meta.List{Limit: tc.limit, Offset: tc.offset}
+			l.And("r.name <> ?", "x")
+			got, n, err := meta.ListRepositories(ctx, db, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := repoNames(got)
+			if !slices.Equal(names, tc.want) || n != 3 {
+				t.Errorf("limit %d offset %d: page %v, count %d; want %v, count 3", tc.limit, tc.offset, names, n, tc.want)
+			}
+		}
+	})
+}
+
+func repoNames(rs []meta.Repository) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Name)
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -18,6 +19,9 @@ type List struct {
 	OrderBy string // a column list, validated by the caller
 	Limit   int    // 0 = no limit
 	Offset  int
+	// counted is, by index into Where, the form the count uses of a condition added by
+	// AndCond ("" or missing: Where's own).
+	counted []string
 }
 
 // And adds a condition.
@@ -26,11 +30,34 @@ func (l *List) And(cond string, args ...any) {
 	l.Args = append(l.Args, args...)
 }
 
+// AndCond adds c: its Row form to the query of the page, its Set form to the count.
+func (l *List) AndCond(c Cond) {
+	for len(l.counted) < len(l.Where) {
+		l.counted = append(l.counted, "")
+	}
+	l.counted = append(l.counted, c.Set)
+	l.And(c.Row, c.Args...)
+}
+
 func (l List) where() string {
 	if len(l.Where) == 0 {
 		return ""
 	}
 	return " WHERE " + strings.Join(l.Where, " AND ")
+}
+
+// countWhere is where() with the count's form of each condition added by AndCond.
+func (l List) countWhere() string {
+	if len(l.counted) == 0 {
+		return l.where()
+	}
+	w := slices.Clone(l.Where)
+	for i, c := range l.counted {
+		if c != "" && i < len(w) {
+			w[i] = c
+		}
+	}
+	return " WHERE " + strings.Join(w, " AND ")
 }
 
 func (l List) tail(defaultOrder string) string {
@@ -51,30 +78,44 @@ func (l List) tail(defaultOrder string) string {
 	return s
 }
 
-// Page counts the rows matching l in from (a table with alias) and selects one page.
+// Page counts the rows matching l in from (a table with alias) and selects one page. A
+// page that ends the list (fewer rows than its limit, and some rows or no offset) counts
+// the list itself, so the count, which reads every matching row, is asked only of a list
+// longer than its page.
 func Page[T any](ctx context.Context, q Querier, cols, from, defaultOrder string, l List, scan func(*sql.Rows) (T, error)) ([]T, int64, error) {
-	var total int64
-	if err := q.QueryRow(ctx, "SELECT count(*) FROM "+from+l.where(), l.Args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count %s: %w", from, err)
-	}
 	tail := l.tail(defaultOrder)
 	if q.Dialect() == Postgres {
 		tail = strings.Replace(tail, "LIMIT -1", "LIMIT ALL", 1)
 	}
-	rows, err := q.Query(ctx, "SELECT "+cols+" FROM "+from+l.where()+tail, l.Args...)
+	out, err := pageRows(ctx, q, "SELECT "+cols+" FROM "+from+l.where()+tail, from, l.Args, scan)
 	if err != nil {
-		return nil, 0, fmt.Errorf("list %s: %w", from, err)
+		return nil, 0, err
+	}
+	if (l.Limit <= 0 || len(out) < l.Limit) && (len(out) > 0 || l.Offset <= 0) {
+		return out, int64(l.Offset + len(out)), nil
+	}
+	var total int64
+	if err := q.QueryRow(ctx, "SELECT count(*) FROM "+from+l.countWhere(), l.Args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count %s: %w", from, err)
+	}
+	return out, total, nil
+}
+
+func pageRows[T any](ctx context.Context, q Querier, query, from string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", from, err)
 	}
 	defer rows.Close()
 	var out []T
 	for rows.Next() {
 		v, err := scan(rows)
 		if err != nil {
-			return nil, 0, fmt.Errorf("scan %s: %w", from, err)
+			return nil, fmt.Errorf("scan %s: %w", from, err)
 		}
 		out = append(out, v)
 	}
-	return out, total, rows.Err()
+	return out, rows.Err()
 }
 
 // NewID returns a new resource UUID.

@@ -277,6 +277,7 @@ func TestListFiltersAndLabels(t *testing.T) {
 			{d.RegexpMatch("r.name", false), "^(alpha|beta)$", 2},
 			{d.RegexpMatch("r.name", true), "^gamma$", 1},
 			{d.JSONText("r.labels", "env") + " = ?", "beta", 1},
+			{d.NoIndex("r.name") + " = ?", "beta", 1},
 		} {
 			_, total, err := meta.ListRepositories(ctx, db, meta.List{Where: []string{tc.cond}, Args: []any{tc.arg}, Limit: 10})
 			if err != nil {

@@ -1,10 +1,13 @@
 package api
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -226,15 +229,19 @@ func versionDir(ar *port.Archive, name string) string {
 
 // importArtifacts stores the export's artifacts that are not here yet, each verified
 // against its row's size and digests, then records them all in one transaction. On
-// failure the blobs it stored are removed again.
+// failure the blobs it stored are removed again. What it stored is listed in a
+// temporary file until then, not in memory: 40,000 artifacts' digests are 30 MB.
 func (c *crud) importArtifacts(ctx context.Context, r *task.Run, ar *port.Archive) (err error) {
 	prog := r.Progress("import.artifacts", "Importing Artifacts", -1)
 	defer func() { prog.Finish(err) }()
-	var rows []meta.Artifact
-	var written []string
+	stored, err := newDigestSpool()
+	if err != nil {
+		return err
+	}
+	defer stored.close()
 	defer func() {
 		if err != nil {
-			c.forgetBlobs(written)
+			c.forgetBlobs(stored)
 		}
 	}()
 	err = ar.Rows("pulpcore.app.modelresource.ArtifactResource.json", func(row content.Row) error {
@@ -263,8 +270,9 @@ func (c *crud) importArtifacts(ctx context.Context, r *task.Run, ar *port.Archiv
 		if err != nil {
 			return fmt.Errorf("artifact %s: %w", member, err)
 		}
-		written = append(written, d.SHA256)
-		rows = append(rows, meta.ArtifactOf(d))
+		if err := stored.add(d); err != nil {
+			return err
+		}
 		prog.Add(1)
 		return nil
 	})
@@ -272,27 +280,82 @@ func (c *crud) importArtifacts(ctx context.Context, r *task.Run, ar *port.Archiv
 		return err
 	}
 	return c.core.DB.Tx(ctx, func(tx *meta.Tx) error {
-		for _, a := range rows {
-			if _, _, err := meta.PutArtifact(ctx, tx, a); err != nil {
-				return err
-			}
-		}
-		return nil
+		return stored.each(func(d blob.Digests) error {
+			_, _, err := meta.PutArtifact(ctx, tx, meta.ArtifactOf(d))
+			return err
+		})
 	})
 }
 
-// forgetBlobs removes blobs an import stored when no artifact row has come to name
+// forgetBlobs removes the blobs an import stored when no artifact row has come to name
 // them since (another task may have stored the same file meanwhile).
-func (c *crud) forgetBlobs(sums []string) {
+func (c *crud) forgetBlobs(stored *digestSpool) {
 	ctx := context.Background()
-	for _, s := range sums {
-		if _, err := meta.ArtifactBySHA256(ctx, c.core.DB, s); err == nil {
-			continue
+	err := stored.each(func(d blob.Digests) error {
+		if _, err := meta.ArtifactBySHA256(ctx, c.core.DB, d.SHA256); err == nil {
+			return nil
 		}
-		if err := c.core.Store.Delete(ctx, s); err != nil && !errors.Is(err, blob.ErrNotFound) {
-			c.core.Log.Warn("import: remove a blob of a failed import", "sha256", s, "err", err)
+		if err := c.core.Store.Delete(ctx, d.SHA256); err != nil && !errors.Is(err, blob.ErrNotFound) {
+			c.core.Log.Warn("import: remove a blob of a failed import", "sha256", d.SHA256, "err", err)
+		}
+		return nil
+	})
+	if err != nil {
+		c.core.Log.Warn("import: read the list of the blobs of a failed import", "err", err)
+	}
+}
+
+// digestSpool is a list of blobs' digests in a temporary file, a JSON line each.
+type digestSpool struct {
+	f   *os.File
+	w   *bufio.Writer
+	enc *json.Encoder
+}
+
+func newDigestSpool() (*digestSpool, error) {
+	f, err := os.CreateTemp("", "pith-import-*")
+	if err != nil {
+		return nil, fmt.Errorf("import: temporary file: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	return &digestSpool{f: f, w: w, enc: json.NewEncoder(w)}, nil
+}
+
+func (s *digestSpool) add(d blob.Digests) error {
+	if err := s.enc.Encode(d); err != nil {
+		return fmt.Errorf("import: temporary file: %w", err)
+	}
+	return nil
+}
+
+// each calls fn with every digest added, in order.
+func (s *digestSpool) each(fn func(blob.Digests) error) error {
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("import: temporary file: %w", err)
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("import: temporary file: %w", err)
+	}
+	dec := json.NewDecoder(bufio.NewReader(s.f))
+	for {
+		var d blob.Digests
+		if err := dec.Decode(&d); err == io.EOF {
+			break
+		} else if err != nil {
+			return fmt.Errorf("import: temporary file: %w", err)
+		}
+		if err := fn(d); err != nil {
+			return err
 		}
 	}
+	// Appended to after a reading: back to the end.
+	_, err := s.f.Seek(0, io.SeekEnd)
+	return err
+}
+
+func (s *digestSpool) close() {
+	s.f.Close()
+	os.Remove(s.f.Name())
 }
 
 // artifactRow reads an artifact row and finds its member: the row's file, or the name

@@ -18,8 +18,6 @@ import (
 	"pith/content/port"
 	"pith/meta"
 	"pith/task"
-
-	"github.com/google/uuid"
 )
 
 // The pulp import task (Pulp's pulp_import): an export in Pulp's format, read in place
@@ -408,14 +406,16 @@ func (c *crud) importRepository(ctx context.Context, r *task.Run, ar *port.Archi
 	if err != nil {
 		return err
 	}
-	var mapping map[string][]string
-	if _, err := ar.DecodeJSON(ir.dir+"content_mapping.json", &mapping, maxMappingJSON); err != nil {
+	var raw map[string][]string
+	if _, err := ar.DecodeJSON(ir.dir+"content_mapping.json", &raw, maxMappingJSON); err != nil {
 		return err
 	}
+	mapping := newUnitMapping(raw)
+	raw = nil
 	dest := ir.dest
 	var v meta.Version
 	created := false
-	pi := &portIn{ctx: ctx, ar: ar, dir: ir.dir, files: files, mapping: mapping, imported: map[unitKey]int64{}}
+	pi := &portIn{ctx: ctx, ar: ar, dir: ir.dir, files: files, mapping: mapping}
 	prog := r.Progress("import.repo.version.content", "Importing content for "+ir.src, -1)
 	var n int
 	err = c.core.DB.Tx(ctx, func(tx *meta.Tx) error {
@@ -516,13 +516,13 @@ func (c *crud) createImported(ctx context.Context, tx *meta.Tx, ar *port.Archive
 
 // importFiles reads a version's ContentArtifact rows: each unit's files by upstream id,
 // their artifacts resolved to local ones by sha256.
-func (c *crud) importFiles(ctx context.Context, ar *port.Archive, dir string) (map[unitKey][]unitFile, error) {
+func (c *crud) importFiles(ctx context.Context, ar *port.Archive, dir string) (*unitFiles, error) {
 	type pending struct {
 		unit string
 		rel  string
 		sum  string
 	}
-	out := map[unitKey][]unitFile{}
+	out := &unitFiles{}
 	var batch []pending
 	flush := func() error {
 		var sums []string
@@ -536,16 +536,17 @@ func (c *crud) importFiles(ctx context.Context, ar *port.Archive, dir string) (m
 			return err
 		}
 		for _, p := range batch {
-			f := unitFile{rel: p.rel}
+			var artifact int64
 			if p.sum != "" {
 				id, ok := ids[p.sum]
 				if !ok {
 					return fmt.Errorf("the file %s of unit %s has artifact %s, which is neither in the export nor here", p.rel, p.unit, p.sum)
 				}
-				f.artifact = id
+				artifact = id
 			}
-			k := keyOf(p.unit)
-			out[k] = append(out[k], f)
+			if err := out.add(keyOf(p.unit), p.rel, artifact); err != nil {
+				return err
+			}
 		}
 		batch = batch[:0]
 		return nil
@@ -581,7 +582,11 @@ func (c *crud) importFiles(ctx context.Context, ar *port.Archive, dir string) (m
 	if err != nil {
 		return nil, err
 	}
-	return out, flush()
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	out.sort()
+	return out, nil
 }
 
 // rotateEvery is how long an import writes in one transaction before it commits what
@@ -599,33 +604,9 @@ type portIn struct {
 	dir       string
 	tx        *meta.Tx
 	repo      meta.Repository
-	files     map[unitKey][]unitFile
-	mapping   map[string][]string
-	imported  map[unitKey]int64
-}
-
-// unitKey is an upstream unit id as a map key: a UUID (what Pulp and pith export) in
-// its 16 bytes, anything else as itself. An import keeps every unit's files and local
-// id until its version is made; so keyed, 20,000 units take half the memory.
-type unitKey struct {
-	u [16]byte
-	s string
-}
-
-func keyOf(id string) unitKey {
-	if len(id) == 36 {
-		if u, err := uuid.Parse(id); err == nil && u.String() == id {
-			return unitKey{u: u}
-		}
-	}
-	return unitKey{s: id}
-}
-
-// unitFile is a file of a unit to import: its relative path and local artifact (0:
-// none).
-type unitFile struct {
-	rel      string
-	artifact int64
+	files     *unitFiles
+	mapping   *unitMapping
+	imported  localUnits
 }
 
 // Tx is the import's transaction, rotated every rotateEvery: a Port asks for it for
@@ -638,28 +619,16 @@ func (p *portIn) Tx() *meta.Tx {
 	}
 	return p.tx
 }
-func (p *portIn) Repository() meta.Repository  { return p.repo }
-func (p *portIn) Mapping() map[string][]string { return p.mapping }
+func (p *portIn) Repository() meta.Repository { return p.repo }
 func (p *portIn) Imported(upstream string, id int64) {
-	p.imported[keyOf(upstream)] = id
+	p.imported.add(keyOf(upstream), id)
 }
-func (p *portIn) Local(upstream string) (int64, bool) {
-	id, ok := p.imported[keyOf(upstream)]
-	return id, ok
-}
-func (p *portIn) Files(upstream string) []meta.ContentFile {
-	fs := p.files[keyOf(upstream)]
-	if fs == nil {
-		return nil
+func (p *portIn) Files(upstream string) []meta.ContentFile { return p.files.of(keyOf(upstream)) }
+func (p *portIn) Mapped(repository string) ([]int64, error) {
+	if p.mapping == nil {
+		return nil, nil
 	}
-	out := make([]meta.ContentFile, len(fs))
-	for i, f := range fs {
-		out[i].RelativePath = f.rel
-		if f.artifact != 0 {
-			out[i].ArtifactID = &f.artifact
-		}
-	}
-	return out
+	return p.mapping.local(repository, &p.imported)
 }
 func (p *portIn) Rows(name string, fn func(content.Row) error) error {
 	return p.ar.Rows(p.dir+name, fn)
@@ -669,19 +638,7 @@ func (p *portIn) Rows(name string, fn func(content.Row) error) error {
 // under the source repository's name, or every unit imported when there is none.
 func (p *portIn) versionUnits(src string) ([]int64, error) {
 	if p.mapping == nil {
-		ids := make([]int64, 0, len(p.imported))
-		for _, id := range p.imported {
-			ids = append(ids, id)
-		}
-		return ids, nil
+		return p.imported.all(), nil
 	}
-	ids := make([]int64, 0, len(p.mapping[src]))
-	for _, u := range p.mapping[src] {
-		id, ok := p.imported[keyOf(u)]
-		if !ok {
-			return nil, fmt.Errorf("content_mapping.json lists unit %s, which no resource of the export holds", u)
-		}
-		ids = append(ids, id)
-	}
-	return ids, nil
+	return p.mapping.local(src, &p.imported)
 }

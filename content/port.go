@@ -203,15 +203,14 @@ type PortIn interface {
 	// ContentArtifact rows list them, each with its local artifact (imported first) or
 	// none.
 	Files(upstreamID string) []meta.ContentFile
-	// Mapping is the version's content_mapping.json: upstream ids by repository name;
-	// nil when the export has none (file).
-	Mapping() map[string][]string
 	// Imported records that the unit with this upstream id is now the local unit id.
 	// The new version of the destination holds the units its source repository's name
 	// maps to, or every unit imported when there is no mapping.
 	Imported(upstreamID string, id int64)
-	// Local is the local unit id Imported recorded for an upstream id.
-	Local(upstreamID string) (int64, bool)
+	// Mapped are the local ids of the units the version's content_mapping.json lists
+	// under a repository name of the export (nil when the export has none: file); an
+	// error names a unit listed that was not imported.
+	Mapped(repository string) ([]int64, error)
 }
 
 // Row is one row of a resource file, its cells by column. Cells are read in the forms

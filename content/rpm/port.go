@@ -385,15 +385,10 @@ func (im *importer) storeUnits(ctx context.Context, units []meta.Content, upstre
 // export's content_mapping lists under its upstream name (the engine makes the
 // destination's own version).
 func (im *importer) subVersions(ctx context.Context) error {
-	mapping := im.x.Mapping()
 	for name, repo := range im.subs {
-		ids := make([]int64, 0, len(mapping[name]))
-		for _, up := range mapping[name] {
-			id, ok := im.x.Local(up)
-			if !ok {
-				return fmt.Errorf("content_mapping.json: sub-repository %q lists %s, which no resource file holds", name, up)
-			}
-			ids = append(ids, id)
+		ids, err := im.x.Mapped(name)
+		if err != nil {
+			return fmt.Errorf("sub-repository %q: %w", name, err)
 		}
 		if _, _, err := meta.NewVersion(ctx, im.x.Tx(), repo.ID, meta.Change{RemoveAll: true, Add: ids}); err != nil {
 			return fmt.Errorf("version of sub-repository %q: %w", repo.Name, err)

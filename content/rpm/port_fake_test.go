@@ -142,16 +142,20 @@ type portIn struct {
 	imported map[string]int64
 }
 
-func (i *portIn) Tx() *meta.Tx                { return i.tx }
-func (i *portIn) Repository() meta.Repository { return i.repo }
-func (i *portIn) Mapping() map[string][]string {
-	return i.in.mapping
-}
+func (i *portIn) Tx() *meta.Tx                               { return i.tx }
+func (i *portIn) Repository() meta.Repository                { return i.repo }
 func (i *portIn) Files(upstreamID string) []meta.ContentFile { return i.files[upstreamID] }
 func (i *portIn) Imported(upstreamID string, id int64)       { i.imported[upstreamID] = id }
-func (i *portIn) Local(upstreamID string) (int64, bool) {
-	id, ok := i.imported[upstreamID]
-	return id, ok
+func (i *portIn) Mapped(repository string) ([]int64, error) {
+	var ids []int64
+	for _, up := range i.in.mapping[repository] {
+		id, ok := i.imported[up]
+		if !ok {
+			return nil, fmt.Errorf("content_mapping.json lists unit %s under %q, which no resource file holds", up, repository)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }
 
 func (i *portIn) Rows(name string, fn func(content.Row) error) error {

@@ -46,6 +46,20 @@ func VersionUnits(ctx context.Context, q Querier, v VersionKey, after int64, lim
 	return out, err
 }
 
+// VersionUnitIDs is VersionUnits' page of every type, the ids only.
+func VersionUnitIDs(ctx context.Context, q Querier, v VersionKey, after int64, limit int) ([]int64, error) {
+	var out []int64
+	err := scanRows(ctx, q, "SELECT rc.content_id FROM repository_content rc WHERE rc.repository_id = ? AND "+
+		InVersion("rc", "?")+" AND rc.content_id > ? ORDER BY rc.content_id LIMIT ?", []any{v.RepositoryID, v.Number, v.Number, after, limit},
+		func(r *sql.Rows) error {
+			var id int64
+			err := r.Scan(&id)
+			out = append(out, id)
+			return err
+		})
+	return out, err
+}
+
 // UnstoredFile names a unit file of the versions that has no artifact (synced on
 // demand and not fetched), or is "" when every file is stored.
 func UnstoredFile(ctx context.Context, q Querier, vs []VersionKey) (string, error) {

@@ -21,13 +21,19 @@ import (
 type unitKey [16]byte
 
 func keyOf(id string) unitKey {
+	k, _ := parseKey(id)
+	return k
+}
+
+// parseKey is keyOf, and whether id is a UUID (its key spells it back).
+func parseKey(id string) (unitKey, bool) {
 	if len(id) == 36 {
 		if u, err := uuid.Parse(id); err == nil && u.String() == id {
-			return unitKey(u)
+			return unitKey(u), true
 		}
 	}
 	sum := sha256.Sum256([]byte(id))
-	return unitKey(sum[:16])
+	return unitKey(sum[:16]), false
 }
 
 func compareKeys(a, b unitKey) int { return bytes.Compare(a[:], b[:]) }
@@ -141,8 +147,9 @@ func newUnitMapping(m map[string][]string) *unitMapping {
 	for repo, ids := range m {
 		keys := make([]unitKey, len(ids))
 		for i, id := range ids {
-			keys[i] = keyOf(id)
-			if uuid.UUID(keys[i]).String() != id {
+			var isUUID bool
+			keys[i], isUUID = parseKey(id)
+			if !isUUID {
 				um.names[keys[i]] = id
 			}
 		}

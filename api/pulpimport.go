@@ -326,7 +326,7 @@ func (s *digestSpool) add(d blob.Digests) error {
 	return nil
 }
 
-// each calls fn with every digest added, in order.
+// each calls fn with every digest added, in order (after the last add).
 func (s *digestSpool) each(fn func(blob.Digests) error) error {
 	if err := s.w.Flush(); err != nil {
 		return fmt.Errorf("import: temporary file: %w", err)
@@ -346,9 +346,7 @@ func (s *digestSpool) each(fn func(blob.Digests) error) error {
 			return err
 		}
 	}
-	// Appended to after a reading: back to the end.
-	_, err := s.f.Seek(0, io.SeekEnd)
-	return err
+	return nil
 }
 
 func (s *digestSpool) close() {

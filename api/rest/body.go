@@ -268,18 +268,27 @@ func formValue(name string, vs []string, kinds map[string]reflect.Type) (json.Ra
 		if v == "" || v == "null" {
 			return json.RawMessage("null"), nil
 		}
-		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
 			return nil, BadField(name, "A valid integer is required.")
 		}
-		return json.RawMessage(v), nil
+		// Spelled again: "007" and "+7" parse but are not JSON.
+		return strconv.AppendInt(nil, n, 10), nil
 	case reflect.Float64, reflect.Float32:
 		if v == "" || v == "null" {
 			return json.RawMessage("null"), nil
 		}
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
 			return nil, BadField(name, "A valid number is required.")
 		}
-		return json.RawMessage(v), nil
+		// Spelled again: "00", "0x1p-2" and "+1" parse but are not JSON; NaN and Inf
+		// have no JSON spelling at all.
+		b, err := json.Marshal(f)
+		if err != nil {
+			return nil, BadField(name, "A valid number is required.")
+		}
+		return b, nil
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.String && len(vs) > 1 {
 			b, _ := json.Marshal(vs)

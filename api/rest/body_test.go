@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -75,5 +76,27 @@ func TestMultipartBounds(t *testing.T) {
 				t.Errorf("read %d bytes, want at most %d", tc.body.read, tc.read)
 			}
 		})
+	}
+}
+
+// A form's numbers are spelled again as JSON: Go parses spellings JSON has no room for
+// ("00", "+7", "0x1p-2"), and NaN or Inf is a 400 naming the field.
+func TestFormNumbers(t *testing.T) {
+	kinds := map[string]reflect.Type{"count": reflect.TypeOf(int64(0)), "ratio": reflect.TypeOf(0.0)}
+	for _, c := range []struct{ name, in, want string }{
+		{"count", "007", "7"}, {"count", "+7", "7"}, {"count", "-0", "0"}, {"count", "", "null"},
+		{"ratio", "00", "0"}, {"ratio", "+1", "1"}, {"ratio", "0x1p-2", "0.25"}, {"ratio", "1e3", "1000"},
+		{"ratio", "NaN", ""}, {"ratio", "Inf", ""}, {"count", "0x10", ""}, {"count", "1.5", ""},
+	} {
+		v, err := formValue(c.name, []string{c.in}, kinds)
+		if c.want == "" {
+			if err == nil || !strings.Contains(err.Error(), c.name) {
+				t.Errorf("%s=%q: got %s, %v; want an error naming the field", c.name, c.in, v, err)
+			}
+			continue
+		}
+		if err != nil || string(v) != c.want {
+			t.Errorf("%s=%q: got %s, %v; want %s", c.name, c.in, v, err, c.want)
+		}
 	}
 }

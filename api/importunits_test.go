@@ -1,9 +1,15 @@
 package api
 
 import (
+	"archive/tar"
+	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"pith/content/port"
 )
 
 func TestImportUnitState(t *testing.T) {
@@ -12,7 +18,8 @@ func TestImportUnitState(t *testing.T) {
 		t.Fatal("keyOf: distinct ids share a key, or one id has two")
 	}
 
-	var fs unitFiles
+	fs := newUnitFiles()
+	defer fs.close()
 	for _, f := range []struct {
 		unit, rel string
 		art       int64
@@ -21,43 +28,87 @@ func TestImportUnitState(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fs.sort()
-	got := fs.of(keyOf(b))
-	if len(got) != 2 || got[0].RelativePath != "b/1" || *got[0].ArtifactID != 7 || got[1].RelativePath != "b/2" || *got[1].ArtifactID != 8 {
-		t.Errorf("files of b = %+v; want b/1 (7), b/2 (8) in row order", got)
+	if err := fs.sort(); err != nil {
+		t.Fatal(err)
 	}
-	if got := fs.of(keyOf(a)); len(got) != 1 || got[0].ArtifactID != nil {
-		t.Errorf("files of a = %+v; want a/1 without an artifact", got)
+	got, err := fs.of(keyOf(b))
+	if err != nil || len(got) != 2 || got[0].RelativePath != "b/1" || *got[0].ArtifactID != 7 || got[1].RelativePath != "b/2" || *got[1].ArtifactID != 8 {
+		t.Errorf("files of b = %+v, %v; want b/1 (7), b/2 (8) in row order", got, err)
 	}
-	if got := fs.of(keyOf("other")); got != nil {
-		t.Errorf("files of an unknown unit = %+v", got)
+	if got, err := fs.of(keyOf(a)); err != nil || len(got) != 1 || got[0].ArtifactID != nil {
+		t.Errorf("files of a = %+v, %v; want a/1 without an artifact", got, err)
+	}
+	if got, err := fs.of(keyOf("other")); err != nil || got != nil {
+		t.Errorf("files of an unknown unit = %+v, %v", got, err)
 	}
 
-	var lu localUnits
+	lu := newLocalUnits()
+	defer lu.close()
 	lu.add(keyOf(a), 1)
 	lu.add(keyOf(b), 2)
-	if id, ok := lu.get(keyOf(a)); !ok || id != 1 {
-		t.Errorf("get(a) = %d, %v", id, ok)
-	}
-	lu.add(keyOf(a), 5) // a retried transaction records a again: the last counts
+	lu.add(keyOf(a), 5) // recorded twice: the last counts
 	lu.add(keyOf(odd), 3)
-	if id, ok := lu.get(keyOf(a)); !ok || id != 5 {
-		t.Errorf("get(a) after it was recorded again = %d, %v; want 5", id, ok)
+	if id, ok, err := lu.get(keyOf(a)); err != nil || !ok || id != 5 {
+		t.Errorf("get(a) = %d, %v, %v; want 5", id, ok, err)
 	}
-	all := lu.all()
+	if _, ok, err := lu.get(keyOf("other")); err != nil || ok {
+		t.Errorf("get(other) = %v, %v; want none", ok, err)
+	}
+	all, err := lu.all()
 	slices.Sort(all)
-	if !slices.Equal(all, []int64{2, 3, 5}) {
-		t.Errorf("all = %v; want [2 3 5]", all)
+	if err != nil || !slices.Equal(all, []int64{2, 3, 5}) {
+		t.Errorf("all = %v, %v; want [2 3 5]", all, err)
 	}
 
-	m := newUnitMapping(map[string][]string{"r": {odd, a}, "s": {b, "missing-one"}})
-	if ids, err := m.local("r", &lu); err != nil || !slices.Equal(ids, []int64{3, 5}) {
+	ar := mappingArchive(t, `{"r": [`+q(odd)+`, `+q(a)+`], "s": [`+q(b)+`, "missing-one"], "t": null, "u": []}`)
+	m, err := readMapping(ar, "content_mapping.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.close()
+	if ids, err := m.local("r", lu); err != nil || !slices.Equal(slices.Sorted(slices.Values(ids)), []int64{3, 5}) {
 		t.Errorf("mapped r = %v, %v; want [3 5]", ids, err)
 	}
-	if _, err := m.local("s", &lu); err == nil || !strings.Contains(err.Error(), "missing-one") {
+	if _, err := m.local("s", lu); err == nil || !strings.Contains(err.Error(), "missing-one") {
 		t.Errorf("mapped s: %v; want an error naming missing-one", err)
 	}
-	if newUnitMapping(nil) != nil {
-		t.Error("no content_mapping.json: want no mapping")
+	for _, r := range []string{"t", "u", "absent"} {
+		if ids, err := m.local(r, lu); err != nil || len(ids) != 0 {
+			t.Errorf("mapped %s = %v, %v; want none", r, ids, err)
+		}
 	}
+	if m, err := readMapping(ar, "absent.json"); m != nil || err != nil {
+		t.Errorf("no content_mapping.json: %v, %v; want no mapping", m, err)
+	}
+	for _, bad := range []string{`[]`, `{"r": "x"}`, `{"r": [1]}`, `{"r": [`, `{"r": {}}`, `{"r": []`} {
+		if _, err := readMapping(mappingArchive(t, bad), "content_mapping.json"); err == nil || !strings.Contains(err.Error(), "content_mapping.json") {
+			t.Errorf("content_mapping.json %s: %v; want an error naming the file", bad, err)
+		}
+	}
+}
+
+func q(s string) string { return `"` + s + `"` }
+
+// mappingArchive is an export holding only content_mapping.json.
+func mappingArchive(t *testing.T, mapping string) *port.Archive {
+	t.Helper()
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	if err := tw.WriteHeader(&tar.Header{Name: "content_mapping.json", Mode: 0o644, Size: int64(len(mapping)), Typeflag: tar.TypeReg}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Write([]byte(mapping))
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "export.tar")
+	if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ar, err := port.Open([]string{name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ar.Close() })
+	return ar
 }

@@ -1,13 +1,12 @@
 package api
 
 import (
-	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"pith/blob"
 	"pith/content"
 	"pith/content/port"
+	"pith/internal/spill"
 	"pith/meta"
 	"pith/task"
 )
@@ -232,10 +232,7 @@ func versionDir(ar *port.Archive, name string) string {
 func (c *crud) importArtifacts(ctx context.Context, r *task.Run, ar *port.Archive) (err error) {
 	prog := r.Progress("import.artifacts", "Importing Artifacts", -1)
 	defer func() { prog.Finish(err) }()
-	stored, err := newDigestSpool()
-	if err != nil {
-		return err
-	}
+	stored := newDigestSpool()
 	defer stored.close()
 	defer func() {
 		if err != nil {
@@ -303,56 +300,41 @@ func (c *crud) forgetBlobs(stored *digestSpool) {
 	}
 }
 
-// digestSpool is a list of blobs' digests in a temporary file, a JSON line each.
-type digestSpool struct {
-	f   *os.File
-	w   *bufio.Writer
-	enc *json.Encoder
-}
+// digestSpool is a list of blobs' digests in a temporary file (spill), by sha256.
+type digestSpool struct{ t *spill.Table }
 
-func newDigestSpool() (*digestSpool, error) {
-	f, err := os.CreateTemp("", "pith-import-*")
-	if err != nil {
-		return nil, fmt.Errorf("import: temporary file: %w", err)
-	}
-	w := bufio.NewWriter(f)
-	return &digestSpool{f: f, w: w, enc: json.NewEncoder(w)}, nil
-}
+func newDigestSpool() *digestSpool { return &digestSpool{spill.New("", sha256.Size)} }
 
 func (s *digestSpool) add(d blob.Digests) error {
-	if err := s.enc.Encode(d); err != nil {
-		return fmt.Errorf("import: temporary file: %w", err)
+	key, err := hex.DecodeString(d.SHA256)
+	if err != nil || len(key) != sha256.Size {
+		return fmt.Errorf("import: a blob's sha256 %q", d.SHA256)
+	}
+	v, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	if err := s.t.Add(key, v); err != nil {
+		return fmt.Errorf("import: %w", err)
 	}
 	return nil
 }
 
-// each calls fn with every digest added, in order (after the last add).
+// each calls fn with every digest added, by sha256 (after the last add).
 func (s *digestSpool) each(fn func(blob.Digests) error) error {
-	if err := s.w.Flush(); err != nil {
-		return fmt.Errorf("import: temporary file: %w", err)
+	if err := s.t.Sort(); err != nil {
+		return fmt.Errorf("import: %w", err)
 	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("import: temporary file: %w", err)
-	}
-	dec := json.NewDecoder(bufio.NewReader(s.f))
-	for {
+	return s.t.Each(nil, func(_, v []byte) error {
 		var d blob.Digests
-		if err := dec.Decode(&d); err == io.EOF {
-			break
-		} else if err != nil {
-			return fmt.Errorf("import: temporary file: %w", err)
+		if err := json.Unmarshal(v, &d); err != nil {
+			return fmt.Errorf("import: a blob's digests: %w", err)
 		}
-		if err := fn(d); err != nil {
-			return err
-		}
-	}
-	return nil
+		return fn(d)
+	})
 }
 
-func (s *digestSpool) close() {
-	s.f.Close()
-	os.Remove(s.f.Name())
-}
+func (s *digestSpool) close() { s.t.Close() }
 
 // artifactRow reads an artifact row and finds its member: the row's file, or the name
 // Pulp gives it from its sha256 (with or without a domain).
@@ -404,20 +386,28 @@ func (c *crud) importRepository(ctx context.Context, r *task.Run, ar *port.Archi
 	if err != nil {
 		return err
 	}
-	var raw map[string][]string
-	if _, err := ar.DecodeJSON(ir.dir+"content_mapping.json", &raw, maxMappingJSON); err != nil {
+	defer files.close()
+	mapping, err := readMapping(ar, ir.dir+"content_mapping.json")
+	if err != nil {
 		return err
 	}
-	mapping := newUnitMapping(raw)
-	raw = nil
+	if mapping != nil {
+		defer mapping.close()
+	}
 	dest := ir.dest
 	var v meta.Version
 	created := false
 	pi := &portIn{ctx: ctx, ar: ar, dir: ir.dir, files: files, mapping: mapping}
 	prog := r.Progress("import.repo.version.content", "Importing content for "+ir.src, -1)
 	var n int
+	defer func() { pi.imported.close() }()
 	err = c.core.DB.Tx(ctx, func(tx *meta.Tx) error {
 		pi.tx, pi.rotated = tx, time.Now()
+		// A retried transaction imports every unit again, and records each again.
+		if pi.imported != nil {
+			pi.imported.close()
+		}
+		pi.imported, pi.err = newLocalUnits(), nil
 		dest = ir.dest
 		if dest == nil {
 			// Made by an earlier attempt of this transaction whose first part was
@@ -443,6 +433,9 @@ func (c *crud) importRepository(ctx context.Context, r *task.Run, ar *port.Archi
 		}
 		if pi.rotateErr != nil {
 			return pi.rotateErr
+		}
+		if pi.err != nil {
+			return pi.err
 		}
 		ids, err := pi.versionUnits(ir.src)
 		if err != nil {
@@ -520,7 +513,7 @@ func (c *crud) importFiles(ctx context.Context, ar *port.Archive, dir string) (*
 		rel  string
 		sum  string
 	}
-	out := &unitFiles{}
+	out := newUnitFiles()
 	var batch []pending
 	flush := func() error {
 		var sums []string
@@ -577,13 +570,16 @@ func (c *crud) importFiles(ctx context.Context, ar *port.Archive, dir string) (*
 		}
 		return nil
 	})
+	if err == nil {
+		err = flush()
+	}
+	if err == nil {
+		err = out.sort()
+	}
 	if err != nil {
+		out.close()
 		return nil, err
 	}
-	if err := flush(); err != nil {
-		return nil, err
-	}
-	out.sort()
 	return out, nil
 }
 
@@ -596,22 +592,24 @@ var rotateEvery = 2 * time.Second
 type portIn struct {
 	ctx     context.Context
 	rotated time.Time // when tx last began
-	// rotateErr is a failed rotation: the import fails with it.
-	rotateErr error
-	ar        *port.Archive
-	dir       string
-	tx        *meta.Tx
-	repo      meta.Repository
-	files     *unitFiles
-	mapping   *unitMapping
-	imported  localUnits
+	// rotateErr is a failed rotation, err a failure to keep or read the per-unit
+	// state: the import fails with them.
+	rotateErr, err error
+	ar             *port.Archive
+	dir            string
+	tx             *meta.Tx
+	repo           meta.Repository
+	files          *unitFiles
+	mapping        *unitMapping
+	imported       *localUnits
 }
 
 // Tx is the import's transaction, rotated every rotateEvery: a Port asks for it for
 // each batch it stores, and the units stored so far are whole units (their version
 // comes last, in the final transaction).
 func (p *portIn) Tx() *meta.Tx {
-	if p.rotateErr == nil && time.Since(p.rotated) > rotateEvery {
+	// Not after a failure: a unit stored since the last rotation may lack its files.
+	if p.rotateErr == nil && p.err == nil && time.Since(p.rotated) > rotateEvery {
 		p.rotateErr = p.tx.Rotate(p.ctx)
 		p.rotated = time.Now()
 	}
@@ -619,14 +617,22 @@ func (p *portIn) Tx() *meta.Tx {
 }
 func (p *portIn) Repository() meta.Repository { return p.repo }
 func (p *portIn) Imported(upstream string, id int64) {
-	p.imported.add(keyOf(upstream), id)
+	if err := p.imported.add(keyOf(upstream), id); err != nil && p.err == nil {
+		p.err = fmt.Errorf("import: %w", err)
+	}
 }
-func (p *portIn) Files(upstream string) []meta.ContentFile { return p.files.of(keyOf(upstream)) }
+func (p *portIn) Files(upstream string) []meta.ContentFile {
+	files, err := p.files.of(keyOf(upstream))
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("import: %w", err)
+	}
+	return files
+}
 func (p *portIn) Mapped(repository string) ([]int64, error) {
 	if p.mapping == nil {
 		return nil, nil
 	}
-	return p.mapping.local(repository, &p.imported)
+	return p.mapping.local(repository, p.imported)
 }
 func (p *portIn) Rows(name string, fn func(content.Row) error) error {
 	return p.ar.Rows(p.dir+name, fn)
@@ -636,7 +642,7 @@ func (p *portIn) Rows(name string, fn func(content.Row) error) error {
 // under the source repository's name, or every unit imported when there is none.
 func (p *portIn) versionUnits(src string) ([]int64, error) {
 	if p.mapping == nil {
-		return p.imported.all(), nil
+		return p.imported.all()
 	}
-	return p.mapping.local(src, &p.imported)
+	return p.mapping.local(src, p.imported)
 }

@@ -2,6 +2,7 @@ package port
 
 import (
 	"archive/tar"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"pith/content"
+	"pith/internal/spill"
 )
 
 // Bounds of an export read for an import.
@@ -31,11 +33,13 @@ type member struct {
 // Archive is an export opened for import: its tar (or its chunks, read as one file)
 // indexed by member name. The artifacts (Pulp names them "artifact/xx/<the rest of the
 // sha256>"), nearly every member of a large export, are indexed by their digest's 32
-// bytes: the index of 20,000 artifacts takes a third of what it takes by name.
+// bytes in a temporary file (spill), so that the memory an import takes does not grow
+// with its export; the few other members in memory.
 type Archive struct {
 	f       *files
 	members map[string]member // every other member
-	arts    map[[32]byte]member
+	arts    *spill.Table      // digest: offset and size, 8 bytes each
+	nArts   int
 	names   []string // of the other members, in tar order
 }
 
@@ -74,8 +78,18 @@ func Open(paths []string) (*Archive, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Archive{f: f, members: map[string]member{}, arts: map[[32]byte]member{}}
+	a := &Archive{f: f, members: map[string]member{}, arts: spill.New("", 32)}
+	if err := a.index(); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *Archive) index() error {
+	f := a.f
 	sr := io.NewSectionReader(f, 0, f.size)
+	var loc [16]byte
 	tr := tar.NewReader(sr)
 	for {
 		h, err := tr.Next()
@@ -83,50 +97,49 @@ func Open(paths []string) (*Archive, error) {
 			// A tar ends with two zero blocks; without them it was cut at a member's end.
 			end, _ := sr.Seek(0, io.SeekCurrent)
 			if !zeroBlocks(f, end) {
-				f.Close()
-				return nil, errors.New("the export's tar is truncated (it has no end-of-archive blocks)")
+				return errors.New("the export's tar is truncated (it has no end-of-archive blocks)")
 			}
 			break
 		}
 		if err != nil {
-			f.Close()
 			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, errors.New("the export's tar is truncated")
+				return errors.New("the export's tar is truncated")
 			}
-			return nil, fmt.Errorf("the export's tar: %w", err)
+			return fmt.Errorf("the export's tar: %w", err)
 		}
 		name := h.Name
 		if name == "" || path.IsAbs(name) || path.Clean(name) != strings.TrimSuffix(name, "/") || strings.HasPrefix(path.Clean(name), "..") {
-			f.Close()
-			return nil, fmt.Errorf("Attempted Path Traversal in Tar File: %q", name)
+			return fmt.Errorf("Attempted Path Traversal in Tar File: %q", name)
 		}
 		switch h.Typeflag {
 		case tar.TypeDir:
 			continue
 		case tar.TypeReg:
 		default:
-			f.Close()
-			return nil, fmt.Errorf("the export's tar member %q is not a regular file", name)
+			return fmt.Errorf("the export's tar member %q is not a regular file", name)
 		}
 		off, _ := sr.Seek(0, io.SeekCurrent)
 		if off+h.Size > f.size {
-			f.Close()
-			return nil, errors.New("the export's tar is truncated")
+			return errors.New("the export's tar is truncated")
 		}
 		if k, ok := artifactKey(name); ok {
-			a.arts[k] = member{off: off, size: h.Size}
+			binary.BigEndian.PutUint64(loc[:8], uint64(off))
+			binary.BigEndian.PutUint64(loc[8:], uint64(h.Size))
+			if err := a.arts.Add(k[:], loc[:]); err != nil {
+				return err
+			}
+			a.nArts++
 		} else {
 			if _, ok := a.members[name]; !ok {
 				a.names = append(a.names, name)
 			}
 			a.members[name] = member{off: off, size: h.Size}
 		}
-		if len(a.members)+len(a.arts) > maxMembers {
-			f.Close()
-			return nil, fmt.Errorf("the export has over %d files", maxMembers)
+		if len(a.members)+a.nArts > maxMembers {
+			return fmt.Errorf("the export has over %d files", maxMembers)
 		}
 	}
-	return a, nil
+	return a.arts.Sort()
 }
 
 // zeroBlocks reports whether the two 512-byte blocks before end are zeros.
@@ -147,7 +160,10 @@ func zeroBlocks(f *files, end int64) bool {
 }
 
 // Close closes the files.
-func (a *Archive) Close() error { return a.f.Close() }
+func (a *Archive) Close() error {
+	a.arts.Close()
+	return a.f.Close()
+}
 
 // Names are the names of the members other than the artifacts ("artifact/xx/…"), in
 // tar order.
@@ -170,8 +186,15 @@ func (a *Archive) Member(name string) (r *io.SectionReader, ok bool) {
 
 func (a *Archive) lookup(name string) (member, bool) {
 	if k, ok := artifactKey(name); ok {
-		m, ok := a.arts[k]
-		return m, ok
+		var m member
+		found := false
+		// The last of members of one name counts, as it would be extracted last.
+		err := a.arts.Each(k[:], func(_, v []byte) error {
+			m = member{off: int64(binary.BigEndian.Uint64(v[:8])), size: int64(binary.BigEndian.Uint64(v[8:]))}
+			found = true
+			return nil
+		})
+		return m, found && err == nil
 	}
 	m, ok := a.members[name]
 	return m, ok

@@ -1,14 +1,17 @@
 package api
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +20,7 @@ import (
 	"pith/blob"
 	"pith/content"
 	"pith/content/port"
+	"pith/internal/spill"
 	"pith/meta"
 	"pith/task"
 )
@@ -435,7 +439,11 @@ func (c *crud) exportVersion(ctx context.Context, out *port.Export, v versionExp
 		return 0, nil, err
 	}
 	po := &portOut{c: c, out: out, dir: dir, repo: v.repo, version: version, key: meta.VersionKey{RepositoryID: v.repo.ID, Number: v.n}}
+	defer func() { po.mapping.close() }() // made by the first Map
 	if err := v.port.Export(ctx, po); err != nil {
+		return 0, nil, err
+	}
+	if err := po.mapping.failed(); err != nil {
 		return 0, nil, err
 	}
 	// The files of every unit of the version, and of units the type mapped besides.
@@ -456,7 +464,6 @@ func (c *crud) exportVersion(ctx context.Context, out *port.Export, v versionExp
 		}
 		return nil
 	}
-	inVersion := map[int64]bool{}
 	for after := int64(0); ; {
 		ids, err := meta.VersionUnitIDs(ctx, c.core.DB, po.key, after, portBatch)
 		if err != nil {
@@ -465,24 +472,13 @@ func (c *crud) exportVersion(ctx context.Context, out *port.Export, v versionExp
 		if len(ids) == 0 {
 			break
 		}
-		if len(po.extra) > 0 {
-			for _, id := range ids {
-				inVersion[id] = true
-			}
-		}
 		n += int64(len(ids))
 		if err := writeFiles(ids); err != nil {
 			return 0, nil, err
 		}
 		after = ids[len(ids)-1]
 	}
-	var extra []int64
-	for id := range po.extra {
-		if !inVersion[id] {
-			extra = append(extra, id)
-		}
-	}
-	if err := writeFiles(extra); err != nil {
+	if err := po.mapping.outside(ctx, c.core.DB, po.key, writeFiles); err != nil {
 		return 0, nil, err
 	}
 	for _, f := range po.files {
@@ -494,7 +490,7 @@ func (c *crud) exportVersion(ctx context.Context, out *port.Export, v versionExp
 		return 0, nil, err
 	}
 	if po.mapping != nil {
-		if err := out.JSON(dir+"content_mapping.json", po.mapping); err != nil {
+		if err := out.Stream(dir+"content_mapping.json", po.mapping.write); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -509,8 +505,7 @@ type portOut struct {
 	repo    meta.Repository
 	version meta.Version
 	key     meta.VersionKey
-	mapping map[string][]string
-	extra   map[int64]bool
+	mapping *exportMapping
 	// added are the files the type added (AddFile), files their rows of the version.
 	added []addedFile
 	files []meta.PortFile
@@ -571,10 +566,148 @@ func (p *portOut) Resource(name string, columns ...string) (content.RowWriter, e
 
 func (p *portOut) Map(repository string, units []meta.Content) {
 	if p.mapping == nil {
-		p.mapping, p.extra = map[string][]string{}, map[int64]bool{}
+		p.mapping = newExportMapping()
 	}
+	p.mapping.add(repository, units)
+}
+
+// exportMapping is what a type mapped (PortOut.Map) for content_mapping.json, kept in
+// temporary files (spill) so that an export's memory does not grow with its version:
+// each repository's units' pulp_ids, by the repository's index and the unit's id, and
+// the units' ids, whose files are exported too when they are not of the version.
+type exportMapping struct {
+	repos []string
+	units *spill.Table // repository index (4 bytes) and unit id (8): pulp_id
+	ids   *spill.Table // unit id (8)
+	err   error        // the first failure to keep them
+}
+
+func newExportMapping() *exportMapping {
+	return &exportMapping{units: spill.New("", 12), ids: spill.New("", 8)}
+}
+
+func (m *exportMapping) add(repository string, units []meta.Content) {
+	if len(units) == 0 {
+		return
+	}
+	i := slices.Index(m.repos, repository)
+	if i < 0 {
+		i = len(m.repos)
+		m.repos = append(m.repos, repository)
+	}
+	var key [12]byte
+	binary.BigEndian.PutUint32(key[:4], uint32(i))
 	for _, u := range units {
-		p.mapping[repository] = append(p.mapping[repository], u.PulpID)
-		p.extra[u.ID] = true
+		binary.BigEndian.PutUint64(key[4:], uint64(u.ID))
+		if err := m.units.Add(key[:], []byte(u.PulpID)); err != nil && m.err == nil {
+			m.err = err
+		}
+		if err := m.ids.Add(key[4:], nil); err != nil && m.err == nil {
+			m.err = err
+		}
+	}
+}
+
+// failed is the first failure to keep what was mapped.
+func (m *exportMapping) failed() error {
+	if m == nil || m.err == nil {
+		return nil
+	}
+	return fmt.Errorf("export: %w", m.err)
+}
+
+// outside calls write with the ids of the units mapped that the version does not hold,
+// a batch at a time: both are read in id order and merged.
+func (m *exportMapping) outside(ctx context.Context, q meta.Querier, key meta.VersionKey, write func([]int64) error) error {
+	if m == nil {
+		return nil
+	}
+	if err := m.ids.Sort(); err != nil {
+		return err
+	}
+	var page, out []int64
+	after, last, done := int64(0), int64(-1), false
+	err := m.ids.Each(nil, func(k, _ []byte) error {
+		id := int64(binary.BigEndian.Uint64(k))
+		if id == last {
+			return nil // mapped under more than one repository
+		}
+		last = id
+		for !done && (len(page) == 0 || page[0] < id) {
+			if len(page) > 0 {
+				page = page[1:]
+				continue
+			}
+			var err error
+			if page, err = meta.VersionUnitIDs(ctx, q, key, after, portBatch); err != nil {
+				return err
+			}
+			if len(page) == 0 {
+				done = true
+				break
+			}
+			after = page[len(page)-1]
+		}
+		if !done && page[0] == id {
+			return nil
+		}
+		out = append(out, id)
+		if len(out) == portBatch {
+			err := write(out)
+			out = out[:0]
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return write(out)
+}
+
+// write writes content_mapping.json: {"repository": ["pulp_id", …], …}, the
+// repositories by name and each one's units by id, as Python's json.dumps spaces it.
+func (m *exportMapping) write(w *bufio.Writer) error {
+	if err := m.units.Sort(); err != nil {
+		return err
+	}
+	order := make([]int, len(m.repos))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(m.repos[a], m.repos[b]) })
+	var buf []byte
+	w.WriteByte('{')
+	for n, i := range order {
+		if n > 0 {
+			w.WriteString(", ")
+		}
+		buf, _ = content.AppendJSON(buf[:0], m.repos[i])
+		w.Write(buf)
+		w.WriteString(": [")
+		var prefix [4]byte
+		binary.BigEndian.PutUint32(prefix[:], uint32(i))
+		first := true
+		err := m.units.Each(prefix[:], func(_, v []byte) error {
+			if !first {
+				w.WriteString(", ")
+			}
+			first = false
+			buf, _ = content.AppendJSON(buf[:0], string(v))
+			_, err := w.Write(buf)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		w.WriteByte(']')
+	}
+	return w.WriteByte('}')
+}
+
+func (m *exportMapping) close() {
+	if m != nil {
+		m.units.Close()
+		m.ids.Close()
 	}
 }

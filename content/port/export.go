@@ -70,16 +70,60 @@ func (e *Export) JSON(name string, v any) error {
 	return e.Member(name, int64(len(s)), strings.NewReader(s))
 }
 
-// Resource starts a resource file: a JSON list of rows, each an object of the columns
-// in order. It is added to the tar when closed, unless it has no rows.
-func (e *Export) Resource(name string, columns ...string) (content.RowWriter, error) {
+// Stream adds a file that write writes whole, spooled first (a tar member's size comes
+// before its bytes). Python's separators are write's to give.
+func (e *Export) Stream(name string, write func(w *bufio.Writer) error) error {
+	f, w, err := e.spool()
+	if err != nil {
+		return err
+	}
+	defer closeSpool(f)
+	if err := write(w); err != nil {
+		return fmt.Errorf("export member %s: %w", name, err)
+	}
+	return e.addSpool(name, f, w)
+}
+
+// spool is a temporary file next to the export, for a member written before it is
+// added.
+func (e *Export) spool() (*os.File, *bufio.Writer, error) {
 	f, err := os.CreateTemp(e.dir, ".pith-export-spool-*")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e.mu.Lock()
 	e.spools = append(e.spools, f.Name())
 	e.mu.Unlock()
+	return f, bufio.NewWriterSize(f, 256<<10), nil
+}
+
+// addSpool adds what was written to a spool as the member name.
+func (e *Export) addSpool(name string, f *os.File, w *bufio.Writer) error {
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("export member %s: %w", name, err)
+	}
+	size, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return e.Member(name, size, bufio.NewReaderSize(f, 256<<10))
+}
+
+func closeSpool(f *os.File) {
+	f.Close()
+	os.Remove(f.Name())
+}
+
+// Resource starts a resource file: a JSON list of rows, each an object of the columns
+// in order. It is added to the tar when closed, unless it has no rows.
+func (e *Export) Resource(name string, columns ...string) (content.RowWriter, error) {
+	f, w, err := e.spool()
+	if err != nil {
+		return nil, err
+	}
 	keys := make([]string, len(columns))
 	for i, c := range columns {
 		k, err := pyJSON(c)
@@ -88,7 +132,7 @@ func (e *Export) Resource(name string, columns ...string) (content.RowWriter, er
 		}
 		keys[i] = k
 	}
-	return &resource{e: e, name: name, keys: keys, f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
+	return &resource{e: e, name: name, keys: keys, f: f, w: w}, nil
 }
 
 // resource spools one resource file's rows.
@@ -133,25 +177,12 @@ func (r *resource) Row(values ...any) error {
 }
 
 func (r *resource) Close() error {
-	defer func() {
-		r.f.Close()
-		os.Remove(r.f.Name())
-	}()
+	defer closeSpool(r.f)
 	if r.rows == 0 {
 		return nil
 	}
 	r.w.WriteByte(']')
-	if err := r.w.Flush(); err != nil {
-		return fmt.Errorf("resource %s: %w", r.name, err)
-	}
-	size, err := r.f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return err
-	}
-	if _, err := r.f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	return r.e.Member(r.name, size, bufio.NewReaderSize(r.f, 256<<10))
+	return r.e.addSpool(r.name, r.f, r.w)
 }
 
 // Result is what a finished export wrote.

@@ -478,7 +478,10 @@ func (c *crud) exportVersion(ctx context.Context, out *port.Export, v versionExp
 		}
 		after = ids[len(ids)-1]
 	}
-	if err := po.mapping.outside(ctx, c.core.DB, po.key, writeFiles); err != nil {
+	versionIDs := func(after int64) ([]int64, error) {
+		return meta.VersionUnitIDs(ctx, c.core.DB, po.key, after, portBatch)
+	}
+	if err := po.mapping.outside(versionIDs, writeFiles); err != nil {
 		return 0, nil, err
 	}
 	for _, f := range po.files {
@@ -617,8 +620,9 @@ func (m *exportMapping) failed() error {
 }
 
 // outside calls write with the ids of the units mapped that the version does not hold,
-// a batch at a time: both are read in id order and merged.
-func (m *exportMapping) outside(ctx context.Context, q meta.Querier, key meta.VersionKey, write func([]int64) error) error {
+// a batch at a time: both are read in id order and merged. versionIDs pages through the
+// version's unit ids in order, those after an id.
+func (m *exportMapping) outside(versionIDs func(after int64) ([]int64, error), write func([]int64) error) error {
 	if m == nil {
 		return nil
 	}
@@ -639,7 +643,7 @@ func (m *exportMapping) outside(ctx context.Context, q meta.Querier, key meta.Ve
 				continue
 			}
 			var err error
-			if page, err = meta.VersionUnitIDs(ctx, q, key, after, portBatch); err != nil {
+			if page, err = versionIDs(after); err != nil {
 				return err
 			}
 			if len(page) == 0 {

@@ -3,6 +3,7 @@ package api
 import (
 	"archive/tar"
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,4 +112,33 @@ func mappingArchive(t *testing.T, mapping string) *port.Archive {
 	}
 	t.Cleanup(func() { ar.Close() })
 	return ar
+}
+
+// FuzzReadMapping: any content_mapping.json is read into a mapping whose every
+// repository answers, or refused with an error naming the file.
+func FuzzReadMapping(f *testing.F) {
+	for _, s := range []string{`{"r": ["3f2b8c1e-7d4a-4e0b-9c6f-1a2b3c4d5e6f", "x"], "s": null}`, `{}`, `{"r": [1]}`, `[`} {
+		f.Add(s)
+	}
+	lu := newLocalUnits()
+	defer lu.close()
+	lu.add(keyOf("x"), 1)
+	f.Fuzz(func(t *testing.T, mapping string) {
+		m, err := readMapping(mappingArchive(t, mapping), "content_mapping.json")
+		if err != nil {
+			if !strings.Contains(err.Error(), "content_mapping.json") {
+				t.Fatalf("%q: %v does not name the file", mapping, err)
+			}
+			return
+		}
+		defer m.close()
+		var raw map[string][]string
+		json.Unmarshal([]byte(mapping), &raw)
+		for repo, ids := range raw {
+			got, err := m.local(repo, lu)
+			if err == nil && len(got) < len(ids) {
+				t.Fatalf("%q: %s maps %d units, want %d", mapping, repo, len(got), len(ids))
+			}
+		}
+	})
 }

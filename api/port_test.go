@@ -3,6 +3,8 @@ package api_test
 import (
 	"archive/tar"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http/httptest"
@@ -23,6 +25,26 @@ import (
 // exportVersion runs a pulp export of a repository's version through the export task
 // (the exporters' API is tested on its own) and returns the finished export's attrs.
 func exportVersion(e *contenttest.Env, dir, repoHref string, number int64, full bool, chunk int64) map[string]any {
+	e.T.Helper()
+	done, x := runExport(e, dir, repoHref, number, full, chunk)
+	if done["state"] != "completed" {
+		e.T.Fatalf("export: %v", done["error"])
+	}
+	ctx := context.Background()
+	created := done["created_resources"].([]any)
+	exportID := strings.Split(strings.TrimSuffix(created[0].(string), "/"), "/")
+	got, err := meta.ExportByPulpID(ctx, e.DB, x.ID, exportID[len(exportID)-1])
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	var attrs map[string]any
+	json.Unmarshal(got.Attrs, &attrs)
+	return attrs
+}
+
+// runExport runs the export task of a version by the exporter "exp" (made when there
+// is none) and returns the task's view when it ends.
+func runExport(e *contenttest.Env, dir, repoHref string, number int64, full bool, chunk int64) (map[string]any, meta.Exporter) {
 	e.T.Helper()
 	ctx := context.Background()
 	id := strings.Split(strings.TrimSuffix(repoHref, "/"), "/")
@@ -50,19 +72,33 @@ func exportVersion(e *contenttest.Env, dir, repoHref string, number int64, full 
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	done := e.Wait("/pulp/api/v3/tasks/" + t.PulpID + "/")
-	if done["state"] != "completed" {
-		e.T.Fatalf("export: %v", done["error"])
+	return e.Wait("/pulp/api/v3/tasks/" + t.PulpID + "/"), x
+}
+
+// An export whose blob is gone fails naming it, and its artifacts' progress report
+// ends failed, not running.
+func TestExportMissingBlob(t *testing.T) {
+	src := newEnv(t)
+	exports := t.TempDir()
+	src.Core.ExportPaths = []string{exports}
+	files := map[string][]byte{"a.txt": []byte("alpha\n")}
+	srv := httptest.NewServer(&mirror{files: files, manifest: line("a.txt", files["a.txt"])})
+	defer srv.Close()
+	_, repo := syncRepo(src, "exported", srv.URL+"/PULP_MANIFEST", "immediate", false)
+	sum := sha256.Sum256(files["a.txt"])
+	if err := src.Core.Store.Delete(context.Background(), hex.EncodeToString(sum[:])); err != nil {
+		t.Fatal(err)
 	}
-	created := done["created_resources"].([]any)
-	exportID := strings.Split(strings.TrimSuffix(created[0].(string), "/"), "/")
-	got, err := meta.ExportByPulpID(ctx, e.DB, x.ID, exportID[len(exportID)-1])
-	if err != nil {
-		e.T.Fatal(err)
+	done, _ := runExport(src, exports, repo, 1, true, 0)
+	if done["state"] != "failed" || !strings.Contains(jsonText(done["error"]), hex.EncodeToString(sum[:])) {
+		t.Fatalf("export without its blob: %v %v; want failed naming the blob", done["state"], done["error"])
 	}
-	var attrs map[string]any
-	json.Unmarshal(got.Attrs, &attrs)
-	return attrs
+	for _, r := range done["progress_reports"].([]any) {
+		r := r.(map[string]any)
+		if r["code"] == "export.artifacts" && r["state"] != "failed" {
+			t.Errorf("the artifacts' progress report ended %v; want failed", r["state"])
+		}
+	}
 }
 
 func jsonInt(n int64) string { b, _ := json.Marshal(n); return string(b) }

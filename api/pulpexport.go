@@ -311,7 +311,8 @@ func (c *crud) writeExport(ctx context.Context, r *task.Run, out *port.Export, v
 
 // exportArtifacts writes the blobs and rows of the artifacts of the versions (keys)
 // that the base versions lack.
-func (c *crud) exportArtifacts(ctx context.Context, prog *task.Progress, out *port.Export, arts content.RowWriter, keys, base []meta.VersionKey) error {
+func (c *crud) exportArtifacts(ctx context.Context, prog *task.Progress, out *port.Export, arts content.RowWriter, keys, base []meta.VersionKey) (err error) {
+	defer func() { prog.Finish(err) }()
 	var count int64
 	for after := int64(0); ; {
 		page, err := meta.ExportArtifacts(ctx, c.core.DB, keys, base, after, artifactBatch)
@@ -331,7 +332,6 @@ func (c *crud) exportArtifacts(ctx context.Context, prog *task.Progress, out *po
 		after = page[len(page)-1].ID
 	}
 	prog.SetTotal(count)
-	prog.Finish(nil)
 	return nil
 }
 

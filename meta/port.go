@@ -28,9 +28,8 @@ func versionsCond(vs []VersionKey) (string, []any) {
 func VersionUnits(ctx context.Context, q Querier, v VersionKey, after int64, limit int, types ...string) ([]Content, error) {
 	// Paged by the membership's content_id, which its index holds: by c.id, SQLite sorts
 	// every remaining unit again for each page.
-	query := "SELECT " + contentCols + " FROM repository_content rc JOIN contents c ON c.id = rc.content_id WHERE rc.repository_id = ? AND " +
-		InVersion("rc", "?") + " AND rc.content_id > ?"
-	args := []any{v.RepositoryID, v.Number, v.Number, after}
+	where, args := versionPage(v, after)
+	query := "SELECT " + contentCols + " FROM repository_content rc JOIN contents c ON c.id = rc.content_id WHERE " + where
 	if len(types) > 0 {
 		query += " AND c.type IN " + placeholders(len(types))
 		for _, t := range types {
@@ -46,11 +45,17 @@ func VersionUnits(ctx context.Context, q Querier, v VersionKey, after int64, lim
 	return out, err
 }
 
+// versionPage is the condition of a version's memberships after a unit id, which a
+// page reads in the order of rc.content_id.
+func versionPage(v VersionKey, after int64) (string, []any) {
+	return "rc.repository_id = ? AND " + InVersion("rc", "?") + " AND rc.content_id > ?", []any{v.RepositoryID, v.Number, v.Number, after}
+}
+
 // VersionUnitIDs is VersionUnits' page of every type, the ids only.
 func VersionUnitIDs(ctx context.Context, q Querier, v VersionKey, after int64, limit int) ([]int64, error) {
 	var out []int64
-	err := scanRows(ctx, q, "SELECT rc.content_id FROM repository_content rc WHERE rc.repository_id = ? AND "+
-		InVersion("rc", "?")+" AND rc.content_id > ? ORDER BY rc.content_id LIMIT ?", []any{v.RepositoryID, v.Number, v.Number, after, limit},
+	where, args := versionPage(v, after)
+	err := scanRows(ctx, q, "SELECT rc.content_id FROM repository_content rc WHERE "+where+" ORDER BY rc.content_id LIMIT ?", append(args, limit),
 		func(r *sql.Rows) error {
 			var id int64
 			err := r.Scan(&id)

@@ -93,12 +93,10 @@ func (t *Table) Add(key, value []byte) error {
 	return nil
 }
 
-// record reads the record at off of b: its key and value.
-func (t *Table) record(b []byte, off uint32) (key, value []byte) {
-	key = b[off : int(off)+t.keyLen]
+// recordLen is the length of the record at off of b: its key, value length and value.
+func (t *Table) recordLen(b []byte, off uint32) int {
 	n, k := binary.Uvarint(b[int(off)+t.keyLen:])
-	start := int(off) + t.keyLen + k
-	return key, b[start : start+int(n)]
+	return t.keyLen + k + int(n)
 }
 
 // flush sorts the run in memory and appends it to the temporary file.
@@ -123,8 +121,7 @@ func (t *Table) flush() error {
 	w := bufio.NewWriterSize(t.tmp, 64<<10)
 	var n int64
 	for _, off := range t.recs {
-		_, value := t.record(t.run, off)
-		l := t.keyLen + uvarintLen(len(value)) + len(value)
+		l := t.recordLen(t.run, off)
 		if _, err := w.Write(t.run[off : int(off)+l]); err != nil {
 			return fmt.Errorf("spill: %w", err)
 		}
@@ -165,34 +162,12 @@ func (t *Table) Sort() error {
 	}
 	t.run, t.recs = nil, nil
 	t.sorted = true
-	switch len(t.runs) {
-	case 0:
+	if len(t.runs) == 0 {
 		return nil
-	case 1:
-		t.f, t.size = t.tmp, t.runs[0].n
-		t.tmp = nil
-		return t.indexRun()
 	}
+	// One run is merged too (copied): the sparse index is built in one place, as the
+	// sorted file is written.
 	return t.merge()
-}
-
-// indexRun builds the sparse index of the one sorted run.
-func (t *Table) indexRun() error {
-	r := bufio.NewReaderSize(io.NewSectionReader(t.f, 0, t.size), 64<<10)
-	var off, next int64
-	for off < t.size {
-		key, value, err := t.next(r)
-		if err != nil {
-			return err
-		}
-		if off >= next {
-			t.keys = append(t.keys, key...)
-			t.offs = append(t.offs, off)
-			next = off + blockSize
-		}
-		off += int64(t.keyLen + uvarintLen(len(value)) + len(value))
-	}
-	return nil
 }
 
 // next reads one record from r into t.buf.
@@ -202,8 +177,11 @@ func (t *Table) next(r *bufio.Reader) (key, value []byte, err error) {
 		return nil, nil, err
 	}
 	n, err := binary.ReadUvarint(r)
-	if err != nil || n > maxValue {
-		return nil, nil, fmt.Errorf("spill: a record's length: %v", err)
+	if err != nil {
+		return nil, nil, fmt.Errorf("spill: a record's length: %w", err)
+	}
+	if n > maxValue {
+		return nil, nil, fmt.Errorf("spill: a record's length %d is over %d", n, maxValue)
 	}
 	t.buf = slices.Grow(t.buf, int(n))[:t.keyLen+int(n)]
 	if _, err := io.ReadFull(r, t.buf[t.keyLen:]); err != nil {

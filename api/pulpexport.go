@@ -314,13 +314,11 @@ func (c *crud) writeExport(ctx context.Context, r *task.Run, out *port.Export, v
 func (c *crud) exportArtifacts(ctx context.Context, prog *task.Progress, out *port.Export, arts content.RowWriter, keys, base []meta.VersionKey) (err error) {
 	defer func() { prog.Finish(err) }()
 	var count int64
-	for after := int64(0); ; {
-		page, err := meta.ExportArtifacts(ctx, c.core.DB, keys, base, after, artifactBatch)
+	for at := (meta.ExportCursor{}); at.Version < len(keys); {
+		var page []meta.Artifact
+		page, at, err = meta.ExportArtifacts(ctx, c.core.DB, keys, base, at, artifactBatch)
 		if err != nil {
 			return err
-		}
-		if len(page) == 0 {
-			break
 		}
 		for _, a := range page {
 			if err := c.exportArtifact(ctx, out, arts, a); err != nil {
@@ -329,7 +327,6 @@ func (c *crud) exportArtifacts(ctx context.Context, prog *task.Progress, out *po
 			count++
 			prog.Add(1)
 		}
-		after = page[len(page)-1].ID
 	}
 	prog.SetTotal(count)
 	return nil

@@ -26,9 +26,10 @@ type Artifact struct {
 
 const artifactCols = "a.id, a.pulp_id, a.size, a.md5, a.sha1, a.sha224, a.sha256, a.sha384, a.sha512, a.created, a.updated"
 
-func scanArtifact(r interface{ Scan(...any) error }) (Artifact, error) {
+// scanArtifact scans artifactCols, and then the row's further columns into more.
+func scanArtifact(r interface{ Scan(...any) error }, more ...any) (Artifact, error) {
 	var a Artifact
-	err := r.Scan(&a.ID, &a.PulpID, &a.Size, &a.MD5, &a.SHA1, &a.SHA224, &a.SHA256, &a.SHA384, &a.SHA512, &a.Created, &a.Updated)
+	err := r.Scan(append([]any{&a.ID, &a.PulpID, &a.Size, &a.MD5, &a.SHA1, &a.SHA224, &a.SHA256, &a.SHA384, &a.SHA512, &a.Created, &a.Updated}, more...)...)
 	return a, err
 }
 

@@ -78,29 +78,75 @@ func UnstoredFile(ctx context.Context, q Querier, vs []VersionKey) (string, erro
 	return path, err
 }
 
-// ExportArtifacts is a page, by id after after, of the artifacts of the units of
-// versions that the units of base do not have (all of them for no base).
-func ExportArtifacts(ctx context.Context, q Querier, versions, base []VersionKey, after int64, limit int) ([]Artifact, error) {
-	cond, args := versionsCond(versions)
-	query := `SELECT ` + artifactCols + ` FROM artifacts a WHERE a.id > ? AND a.id IN (SELECT ca.artifact_id FROM repository_content rc
-		JOIN content_artifacts ca ON ca.content_id = rc.content_id WHERE ` + cond + `)`
-	args = append([]any{after}, args...)
-	if len(base) > 0 {
-		bcond, bargs := versionsCond(base)
-		query += ` AND a.id NOT IN (SELECT ca.artifact_id FROM repository_content rc JOIN content_artifacts ca ON ca.content_id = rc.content_id
-			WHERE ca.artifact_id IS NOT NULL AND ` + bcond + `)`
-		args = append(args, bargs...)
+// ExportCursor is where a page of ExportArtifacts ended: the index of the version in
+// its list, and the unit and file path last read in it. The zero cursor is the start;
+// Version at the list's length is the end.
+type ExportCursor struct {
+	Version int
+	Content int64
+	Path    string
+}
+
+// ExportArtifacts is the page after at of the artifacts of the units of versions, each
+// artifact once, that the units of base do not have (all of them for no base). A page
+// reads one version's files in the order of its membership index and keeps an
+// artifact at its first holder in that order (an earlier version of the list, an
+// earlier unit, an earlier path of the unit): one seek of the artifact's holders per
+// file, so an export reads its artifacts in one pass, and holds no set of them. It
+// returns the cursor of the next page; a page shorter than limit, even empty, is not
+// the end until the cursor's Version reaches len(versions).
+func ExportArtifacts(ctx context.Context, q Querier, versions, base []VersionKey, at ExportCursor, limit int) ([]Artifact, ExportCursor, error) {
+	if at.Version >= len(versions) {
+		return nil, at, nil
 	}
+	query, args := exportArtifactsQuery(versions, base, at, limit)
 	var out []Artifact
-	err := scanRows(ctx, q, query+` ORDER BY a.id LIMIT ?`, append(args, limit), func(r *sql.Rows) error {
-		a, err := scanArtifact(r)
+	next := at
+	err := scanRows(ctx, q, query, args, func(r *sql.Rows) error {
+		a, err := scanArtifact(r, &next.Content, &next.Path)
 		out = append(out, a)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("artifacts to export: %w", err)
+		return nil, at, fmt.Errorf("artifacts to export: %w", err)
 	}
-	return out, nil
+	if len(out) < limit {
+		next = ExportCursor{Version: at.Version + 1}
+	}
+	return out, next, nil
+}
+
+// exportArtifactsQuery is ExportArtifacts' query of the page after at.
+func exportArtifactsQuery(versions, base []VersionKey, at ExportCursor, limit int) (string, []any) {
+	v := versions[at.Version]
+	// An earlier holder of the file's artifact: a file of this version's units before
+	// this one, or any file of a unit of the versions before this one in the list or of
+	// the base versions. Each is sought from the artifact's files (content_artifacts by
+	// artifact_id, usually the file itself), and its unit's membership by primary key.
+	member := func(alias string, vs []VersionKey) (string, []any) {
+		parts := make([]string, len(vs))
+		var args []any
+		for i, o := range vs {
+			parts[i] = "(" + alias + ".repository_id = ? AND " + InVersion(alias, "?") + ")"
+			args = append(args, o.RepositoryID, o.Number, o.Number)
+		}
+		return "EXISTS (SELECT 1 FROM repository_content " + alias + " WHERE " + alias + ".content_id = ca2.content_id AND (" +
+			strings.Join(parts, " OR ") + "))", args
+	}
+	earlier, args := member("rc2", versions[at.Version:at.Version+1])
+	earlier = "((ca2.content_id < rc.content_id OR (ca2.content_id = rc.content_id AND ca2.relative_path < ca.relative_path)) AND " + earlier + ")"
+	if others := append(append([]VersionKey{}, versions[:at.Version]...), base...); len(others) > 0 {
+		cond, more := member("rc3", others)
+		earlier += " OR " + cond
+		args = append(args, more...)
+	}
+	query := `SELECT ` + artifactCols + `, rc.content_id, ca.relative_path FROM repository_content rc
+		JOIN content_artifacts ca ON ca.content_id = rc.content_id JOIN artifacts a ON a.id = ca.artifact_id
+		WHERE rc.repository_id = ? AND ` + InVersion("rc", "?") + ` AND rc.content_id >= ? AND (rc.content_id > ? OR ca.relative_path > ?)
+		AND NOT EXISTS (SELECT 1 FROM content_artifacts ca2 WHERE ca2.artifact_id = ca.artifact_id AND (` + earlier + `))
+		ORDER BY rc.content_id, ca.relative_path LIMIT ?`
+	args = append([]any{v.RepositoryID, v.Number, v.Number, at.Content, at.Content, at.Path}, args...)
+	return query, append(args, limit)
 }
 
 // PortFile is one file of a unit as an export lists it (Pulp's ContentArtifact): the

@@ -282,9 +282,10 @@ func addUnits(ctx context.Context, tx *Tx, repoID, n int64, ids []int64, replace
 		// with "content_id IN (…)" or a NOT EXISTS, PostgreSQL compared every present row
 		// of the repository with the whole list while its statistics still saw an empty
 		// table (0.3 s per 500 units late in a 20,000-package sync), and SQLite did so
-		// with the list joined the other way round.
+		// with the list joined the other way round. Its text carries the ids, so it is not
+		// kept prepared.
 		present := map[int64]bool{}
-		err := scanRows(ctx, tx, `WITH v (id) AS (VALUES `+idValues(part)+`) SELECT rc.content_id FROM v CROSS JOIN repository_content rc
+		err := scanRows(ctx, unkept{tx}, `WITH v (id) AS (VALUES `+idValues(part)+`) SELECT rc.content_id FROM v CROSS JOIN repository_content rc
 			WHERE rc.repository_id = ? AND rc.content_id = v.id AND rc.version_removed IS NULL`, []any{repoID}, func(r *sql.Rows) error {
 			var id int64
 			err := r.Scan(&id)

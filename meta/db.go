@@ -40,6 +40,7 @@ type DB struct {
 	rowStmts  sync.Map // query → *sql.Stmt
 	nRowStmts atomic.Int32
 	keys      *secret.Keys // seal and open secrets; nil: none can be stored
+	counts    *counts      // list counts kept while nothing is committed
 }
 
 // maxRowStmts bounds the prepared lookups kept (a query built with a varying IN list
@@ -87,7 +88,12 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("meta: connect to %s database: %w", d, err)
 	}
-	return &DB{sql: db, dialect: d, dsn: dsn}, nil
+	out := &DB{sql: db, dialect: d, dsn: dsn}
+	if out.counts, err = newCounts(out); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return out, nil
 }
 
 // ownerOnly creates the SQLite file readable by its owner only (SQLite gives its -wal
@@ -123,6 +129,7 @@ func (db *DB) SetMaxConns(n int) {
 // Close closes the prepared statements and the connection pool.
 func (db *DB) Close() error {
 	db.rowStmts.Range(func(_, s any) bool { s.(*sql.Stmt).Close(); return true })
+	db.counts.close()
 	return db.sql.Close()
 }
 

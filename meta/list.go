@@ -94,11 +94,22 @@ func Page[T any](ctx context.Context, q Querier, cols, from, defaultOrder string
 	if (l.Limit <= 0 || len(out) < l.Limit) && (len(out) > 0 || l.Offset <= 0) {
 		return out, int64(l.Offset + len(out)), nil
 	}
-	var total int64
-	if err := q.QueryRow(ctx, "SELECT count(*) FROM "+from+l.countWhere(), l.Args...).Scan(&total); err != nil {
+	total, err := count(ctx, q, "SELECT count(*) FROM "+from+l.countWhere(), l.Args)
+	if err != nil {
 		return nil, 0, fmt.Errorf("count %s: %w", from, err)
 	}
 	return out, total, nil
+}
+
+// count runs a count query; on the store (not in a transaction, whose own writes the
+// cache cannot see) through its counts.
+func count(ctx context.Context, q Querier, query string, args []any) (int64, error) {
+	if db, ok := q.(*DB); ok && db.counts != nil {
+		return db.counts.count(ctx, query, args)
+	}
+	var n int64
+	err := q.QueryRow(ctx, query, args...).Scan(&n)
+	return n, err
 }
 
 func pageRows[T any](ctx context.Context, q Querier, query, from string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {

@@ -1,0 +1,107 @@
+package meta
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"pith/internal/testpg"
+)
+
+// A list's count is answered from the cache while nothing is committed, and counted
+// again after any commit: through the same store, through another one on the same
+// database (another process), and after the token's connection is lost. A count in a
+// transaction is never answered from the cache.
+func TestCountsKeptUntilCommit(t *testing.T) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := filepath.Join(t.TempDir(), "pith.db")
+			if engine == "postgres" {
+				dsn = testpg.URL(t)
+			}
+			open := func() *DB {
+				db, err := Open(ctx, dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { db.Close() })
+				return db
+			}
+			db, other := open(), open()
+			if _, err := db.Exec(ctx, `CREATE TABLE t (n BIGINT)`); err != nil {
+				t.Fatal(err)
+			}
+			const q = `SELECT count(*) FROM t WHERE n > ?`
+			args := []any{int64(0)}
+			want := func(db *DB, n int64) {
+				t.Helper()
+				got, err := count(ctx, db, q, args)
+				if err != nil || got != n {
+					t.Fatalf("count = %d, %v; want %d", got, err, n)
+				}
+			}
+			// plant puts a wrong count in db's cache under the current token: a count
+			// that answers it came from the cache.
+			plant := func(db *DB) {
+				t.Helper()
+				tok, err := db.counts.token(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				db.counts.mu.Lock()
+				db.counts.m[countKey(q, args)] = countEntry{token: tok, n: 99}
+				db.counts.mu.Unlock()
+			}
+			want(db, 0)
+			plant(db)
+			want(db, 99) // nothing committed: kept
+			if _, err := db.Exec(ctx, `INSERT INTO t (n) VALUES (1)`); err != nil {
+				t.Fatal(err)
+			}
+			want(db, 1)
+			plant(db)
+			if _, err := other.Exec(ctx, `INSERT INTO t (n) VALUES (2)`); err != nil {
+				t.Fatal(err)
+			}
+			want(db, 2) // another store's commit
+			plant(db)
+			if _, err := db.Exec(ctx, `INSERT INTO t (n) VALUES (0)`); err != nil { // commits, matches nothing
+				t.Fatal(err)
+			}
+			want(db, 2)
+			// Another argument is another count.
+			plant(db)
+			if got, err := count(ctx, db, q, []any{int64(1)}); err != nil || got != 1 {
+				t.Fatalf("count of n > 1 = %d, %v; want 1", got, err)
+			}
+			err := db.Tx(ctx, func(tx *Tx) error {
+				if _, err := tx.Exec(ctx, `INSERT INTO t (n) VALUES (3)`); err != nil {
+					return err
+				}
+				got, err := count(ctx, tx, q, args)
+				if err == nil && got != 3 {
+					t.Errorf("count in the transaction = %d, want 3", got)
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if engine == "sqlite" {
+				// A new token connection starts its data_version again: the token
+				// carries the connection's number.
+				want(db, 3)
+				plant(db)
+				db.counts.connMu.Lock()
+				db.counts.conn.Close()
+				db.counts.conn = nil
+				db.counts.connMu.Unlock()
+				if _, err := other.Exec(ctx, `INSERT INTO t (n) VALUES (4)`); err != nil {
+					t.Fatal(err)
+				}
+				want(db, 4)
+			}
+		})
+	}
+}

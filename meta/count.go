@@ -2,13 +2,15 @@ package meta
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"fmt"
-	"strings"
+	"io"
 	"sync"
 )
 
-// maxCounts bounds the list counts kept; past it the cache starts again empty.
+// maxCounts bounds the list counts kept (each under the 32-byte digest of its query and
+// arguments, however long those are); past it the cache starts again empty.
 const maxCounts = 1024
 
 // counts keeps the counts of list queries for as long as nothing has been committed to
@@ -32,7 +34,7 @@ const maxCounts = 1024
 type counts struct {
 	db *DB
 	mu sync.Mutex // guards m
-	m  map[string]countEntry
+	m  map[[sha256.Size]byte]countEntry
 	// SQLite: the connection that reads data_version, of a pool of its own outside the
 	// store's, and how many such connections came before it: a new connection counts
 	// data_version from its own start, so the token carries the connection's number.
@@ -48,7 +50,7 @@ type countEntry struct {
 }
 
 func newCounts(db *DB) (*counts, error) {
-	c := &counts{db: db, m: map[string]countEntry{}}
+	c := &counts{db: db, m: map[[sha256.Size]byte]countEntry{}}
 	if db.dialect == SQLite {
 		pool, err := sql.Open("sqlite", "file:"+db.dsn+"?_pragma=busy_timeout(10000)")
 		if err != nil {
@@ -123,12 +125,14 @@ func (c *counts) close() {
 	c.pool.Close()
 }
 
-// countKey is the query and its arguments, each with its type.
-func countKey(query string, args []any) string {
-	var b strings.Builder
-	b.WriteString(query)
+// countKey is the digest of the query and its arguments, each with its type.
+func countKey(query string, args []any) [sha256.Size]byte {
+	h := sha256.New()
+	io.WriteString(h, query)
 	for _, a := range args {
-		fmt.Fprintf(&b, "\x00%T:%v", a, a)
+		fmt.Fprintf(h, "\x00%T:%v", a, a)
 	}
-	return b.String()
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k
 }

@@ -75,6 +75,15 @@ func TestCountsKeptUntilCommit(t *testing.T) {
 			if got, err := count(ctx, db, q, []any{int64(1)}); err != nil || got != 1 {
 				t.Fatalf("count of n > 1 = %d, %v; want 1", got, err)
 			}
+			// However many distinct counts are asked, at most maxCounts are kept.
+			for i := range 2*maxCounts + 1 {
+				if _, err := count(ctx, db, q, []any{int64(-i)}); err != nil {
+					t.Fatal(err)
+				}
+				if n := len(db.counts.m); n > maxCounts {
+					t.Fatalf("%d counts kept", n)
+				}
+			}
 			err := db.Tx(ctx, func(tx *Tx) error {
 				if _, err := tx.Exec(ctx, `INSERT INTO t (n) VALUES (3)`); err != nil {
 					return err

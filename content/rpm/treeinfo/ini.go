@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -61,8 +62,10 @@ func parseINI(name string, data []byte) (*iniFile, error) {
 		if !utf8.ValidString(raw) {
 			return nil, bad(n, "is not valid UTF-8")
 		}
-		line := strings.TrimRight(raw, " \t")
-		trimmed := strings.TrimLeft(line, " \t")
+		// Whitespace is what Python's str.strip() takes (unicode.IsSpace), as the writer's
+		// check of what it can write back.
+		line := strings.TrimRightFunc(raw, unicode.IsSpace)
+		trimmed := strings.TrimLeftFunc(line, unicode.IsSpace)
 		indent := len(line) - len(trimmed)
 		switch {
 		case trimmed == "" || trimmed[0] == '#' || trimmed[0] == ';':
@@ -90,8 +93,8 @@ func parseINI(name string, data []byte) (*iniFile, error) {
 			return nil, &Error{File: name, Line: n, Section: cur.name, Kind: ErrSyntax,
 				Msg: fmt.Sprintf("%q is not a key = value line", trimmed)}
 		}
-		key := strings.TrimRight(trimmed[:d], " \t")
-		value := strings.Trim(trimmed[d+1:], " \t")
+		key := strings.TrimRightFunc(trimmed[:d], unicode.IsSpace)
+		value := strings.TrimSpace(trimmed[d+1:])
 		if key == "" {
 			return nil, &Error{File: name, Line: n, Section: cur.name, Kind: ErrSyntax, Msg: "empty key"}
 		}

@@ -309,3 +309,25 @@ func TestJSON(t *testing.T) {
 		t.Errorf("addon %v", a)
 	}
 }
+
+// Whitespace around keys and values is what Python's configparser strips (every
+// unicode space, as str.strip()), so whatever Parse keeps, Write can write back: a
+// value led by a vertical tab failed to write (found by FuzzTreeinfo).
+func TestWhitespaceAsPython(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("testdata/layered-1.1.treeinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := strings.Replace(string(b), "arch = ppc64le", "arch\f=\v\u00a0ppc64le\v", 1)
+	tree, err := Parse(strings.NewReader(in), ".treeinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.Arch != "ppc64le" {
+		t.Errorf("arch %q, want ppc64le", tree.Arch)
+	}
+	if err := Write(&bytes.Buffer{}, tree, nil); err != nil {
+		t.Fatalf("a parsed tree does not write: %v", err)
+	}
+}

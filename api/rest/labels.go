@@ -36,41 +36,43 @@ func SetLabels(in LabelsIn) (meta.Labels, error) {
 func LabelKey(k string) bool { return labelKey.MatchString(k) }
 
 // LabelSelect implements pulp_label_select over col: comma-separated terms "key=value",
-// "key!=value", "key~substring", "key" (exists) and "!key" (absent).
+// "key!=value", "key~substring", "key" (exists) and "!key" (absent). The key each term
+// selects by must be a label key; anything else ("key!x") is an invalid term.
 func LabelSelect(col string) Filter {
 	return Filter{Name: "pulp_label_select", Type: Custom, Lookups: []string{"exact"}, Apply: func(l *meta.List, d meta.Dialect, v string) error {
 		for _, term := range strings.Split(v, ",") {
 			term = strings.TrimSpace(term)
-			if term != "" && !labelKey.MatchString(selectKey(term)) {
+			if term == "" {
+				continue
+			}
+			// The operator, and the key and value either side of it.
+			op, key, val := "", term, ""
+			for _, o := range []string{"!=", "=", "~"} {
+				if k, v, ok := strings.Cut(term, o); ok {
+					op, key, val = o, strings.TrimSpace(k), strings.TrimSpace(v)
+					break
+				}
+			}
+			if op == "" && strings.HasPrefix(term, "!") {
+				op, key = "!", strings.TrimSpace(term[1:])
+			}
+			if !labelKey.MatchString(key) {
 				return BadField("pulp_label_select", "Invalid search term: %q; a label key has only alphanumerics, underscores, spaces, hyphens, and dots.", term)
 			}
-			switch {
-			case term == "":
-			case strings.Contains(term, "!="):
-				k, val, _ := strings.Cut(term, "!=")
-				l.And("("+d.JSONText(col, strings.TrimSpace(k))+" IS NULL OR "+d.JSONText(col, strings.TrimSpace(k))+" <> ?)", strings.TrimSpace(val))
-			case strings.Contains(term, "="):
-				k, val, _ := strings.Cut(term, "=")
-				l.And(d.JSONText(col, strings.TrimSpace(k))+" = ?", strings.TrimSpace(val))
-			case strings.Contains(term, "~"):
-				k, val, _ := strings.Cut(term, "~")
-				l.And(d.Contains(d.JSONText(col, strings.TrimSpace(k)), true), strings.TrimSpace(val))
-			case strings.HasPrefix(term, "!"):
-				l.And(d.JSONText(col, strings.TrimPrefix(term, "!")) + " IS NULL")
+			field := d.JSONText(col, key)
+			switch op {
+			case "!=":
+				l.And("("+field+" IS NULL OR "+field+" <> ?)", val)
+			case "=":
+				l.And(field+" = ?", val)
+			case "~":
+				l.And(d.Contains(field, true), val)
+			case "!":
+				l.And(field + " IS NULL")
 			default:
-				l.And(d.JSONText(col, term) + " IS NOT NULL")
+				l.And(field + " IS NOT NULL")
 			}
 		}
 		return nil
 	}}
-}
-
-// selectKey is the label key of a pulp_label_select term ("!key", "key", "key=value",
-// "key!=value", "key~value").
-func selectKey(term string) string {
-	k := strings.TrimPrefix(term, "!")
-	if i := strings.IndexAny(k, "=!~"); i >= 0 {
-		k = k[:i]
-	}
-	return strings.TrimSpace(k)
 }

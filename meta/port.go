@@ -9,15 +9,15 @@ import (
 
 // Queries of export and import (Pulp's format; package content/port).
 
-// versionsCond is the condition that membership row rc is in one of the versions.
-func versionsCond(vs []VersionKey) (string, []any) {
+// versionsCond is the condition that membership row alias is in one of the versions.
+func versionsCond(alias string, vs []VersionKey) (string, []any) {
 	if len(vs) == 0 {
 		return "1 = 0", nil
 	}
 	parts := make([]string, len(vs))
 	var args []any
 	for i, v := range vs {
-		parts[i] = "(rc.repository_id = ? AND " + InVersion("rc", "?") + ")"
+		parts[i] = "(" + alias + ".repository_id = ? AND " + InVersion(alias, "?") + ")"
 		args = append(args, v.RepositoryID, v.Number, v.Number)
 	}
 	return "(" + strings.Join(parts, " OR ") + ")", args
@@ -68,7 +68,7 @@ func VersionUnitIDs(ctx context.Context, q Querier, v VersionKey, after int64, l
 // UnstoredFile names a unit file of the versions that has no artifact (synced on
 // demand and not fetched), or is "" when every file is stored.
 func UnstoredFile(ctx context.Context, q Querier, vs []VersionKey) (string, error) {
-	cond, args := versionsCond(vs)
+	cond, args := versionsCond("rc", vs)
 	var path string
 	err := q.QueryRow(ctx, `SELECT ca.relative_path FROM repository_content rc JOIN content_artifacts ca ON ca.content_id = rc.content_id
 		WHERE `+cond+` AND ca.artifact_id IS NULL LIMIT 1`, args...).Scan(&path)
@@ -124,14 +124,8 @@ func exportArtifactsQuery(versions, base []VersionKey, at ExportCursor, limit in
 	// the base versions. Each is sought from the artifact's files (content_artifacts by
 	// artifact_id, usually the file itself), and its unit's membership by primary key.
 	member := func(alias string, vs []VersionKey) (string, []any) {
-		parts := make([]string, len(vs))
-		var args []any
-		for i, o := range vs {
-			parts[i] = "(" + alias + ".repository_id = ? AND " + InVersion(alias, "?") + ")"
-			args = append(args, o.RepositoryID, o.Number, o.Number)
-		}
-		return "EXISTS (SELECT 1 FROM repository_content " + alias + " WHERE " + alias + ".content_id = ca2.content_id AND (" +
-			strings.Join(parts, " OR ") + "))", args
+		cond, args := versionsCond(alias, vs)
+		return "EXISTS (SELECT 1 FROM repository_content " + alias + " WHERE " + alias + ".content_id = ca2.content_id AND " + cond + ")", args
 	}
 	earlier, args := member("rc2", versions[at.Version:at.Version+1])
 	earlier = "((ca2.content_id < rc.content_id OR (ca2.content_id = rc.content_id AND ca2.relative_path < ca.relative_path)) AND " + earlier + ")"

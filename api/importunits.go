@@ -129,9 +129,9 @@ type unitMapping struct{ t *spill.Table }
 // readMapping reads content_mapping.json ({"repository name": ["unit id", …], …}) as
 // it streams; nil when the export has none.
 func readMapping(ar *port.Archive, name string) (_ *unitMapping, err error) {
-	r, ok := ar.Member(name)
-	if !ok {
-		return nil, nil
+	r, ok, err := ar.Member(name)
+	if !ok || err != nil {
+		return nil, err
 	}
 	if r.Size() > maxMappingJSON {
 		return nil, fmt.Errorf("%s is over %d bytes", name, maxMappingJSON)

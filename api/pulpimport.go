@@ -250,7 +250,12 @@ func (c *crud) importArtifacts(ctx context.Context, r *task.Run, ar *port.Archiv
 				return nil
 			}
 		}
-		rd, _ := ar.Member(member)
+		rd, ok, err := ar.Member(member)
+		if err != nil {
+			return fmt.Errorf("artifact %s: %w", a.SHA256, err)
+		} else if !ok {
+			return fmt.Errorf("artifact %s: %s is not in the export", a.SHA256, member)
+		}
 		want := blob.Expect{Size: a.Size, SHA256: a.SHA256, Digests: map[string]string{}}
 		for name, v := range map[string]*string{"md5": a.MD5, "sha1": a.SHA1, "sha224": a.SHA224, "sha384": a.SHA384, "sha512": a.SHA512} {
 			if v != nil {
@@ -370,8 +375,11 @@ func artifactRow(row content.Row, ar *port.Archive) (meta.Artifact, string, erro
 		return a, "", err
 	}
 	for _, m := range []string{file, "artifact/" + sum[:2] + "/" + sum[2:], "artifact/DOMAIN/" + sum[:2] + "/" + sum[2:]} {
-		if m != "" && ar.Has(m) {
-			return a, m, nil
+		if m == "" {
+			continue
+		}
+		if ok, err := ar.Has(m); ok || err != nil {
+			return a, m, err
 		}
 	}
 	return a, "", fmt.Errorf("artifact %s is named in ArtifactResource.json but not in the export", sum)

@@ -169,22 +169,23 @@ func (a *Archive) Close() error {
 // tar order.
 func (a *Archive) Names() []string { return a.names }
 
-// Has reports whether the export has a member.
-func (a *Archive) Has(name string) bool {
-	_, ok := a.lookup(name)
-	return ok
+// Has reports whether the export has a member. An error is a failed read of the
+// artifacts' index (a temporary file), never a missing member.
+func (a *Archive) Has(name string) (bool, error) {
+	_, ok, err := a.lookup(name)
+	return ok, err
 }
 
-// Member reads a member; ok is false when there is none.
-func (a *Archive) Member(name string) (r *io.SectionReader, ok bool) {
-	m, ok := a.lookup(name)
-	if !ok {
-		return nil, false
+// Member reads a member; ok is false when there is none (err: as Has).
+func (a *Archive) Member(name string) (r *io.SectionReader, ok bool, err error) {
+	m, ok, err := a.lookup(name)
+	if !ok || err != nil {
+		return nil, false, err
 	}
-	return io.NewSectionReader(a.f, m.off, m.size), true
+	return io.NewSectionReader(a.f, m.off, m.size), true, nil
 }
 
-func (a *Archive) lookup(name string) (member, bool) {
+func (a *Archive) lookup(name string) (member, bool, error) {
 	if k, ok := artifactKey(name); ok {
 		var m member
 		found := false
@@ -194,17 +195,20 @@ func (a *Archive) lookup(name string) (member, bool) {
 			found = true
 			return nil
 		})
-		return m, found && err == nil
+		if err != nil {
+			return member{}, false, fmt.Errorf("the export's index of artifacts: %w", err)
+		}
+		return m, found, nil
 	}
 	m, ok := a.members[name]
-	return m, ok
+	return m, ok, nil
 }
 
 // DecodeJSON decodes a small JSON member into v; ok is false when there is none.
 func (a *Archive) DecodeJSON(name string, v any, limit int64) (bool, error) {
-	r, ok := a.Member(name)
-	if !ok {
-		return false, nil
+	r, ok, err := a.Member(name)
+	if !ok || err != nil {
+		return false, err
 	}
 	if r.Size() > limit {
 		return true, fmt.Errorf("%s is over %d bytes", name, limit)
@@ -218,9 +222,9 @@ func (a *Archive) DecodeJSON(name string, v any, limit int64) (bool, error) {
 // Rows calls fn with each row of a resource file, streaming; a missing file has no rows.
 // Errors name the file and the row (from 1).
 func (a *Archive) Rows(name string, fn func(content.Row) error) error {
-	r, ok := a.Member(name)
-	if !ok {
-		return nil
+	r, ok, err := a.Member(name)
+	if !ok || err != nil {
+		return err
 	}
 	if r.Size() > maxJSONMember {
 		return fmt.Errorf("%s is over %d GiB", name, maxJSONMember>>30)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"pith/content"
+	"pith/internal/spill"
 )
 
 // writeExport writes a small export and returns its result.
@@ -97,7 +98,7 @@ func TestRoundTrip(t *testing.T) {
 		if got := strings.Join(a.Names(), " "); got != "versions.json artifact/ab/cdef repository-r_1/x.Resource.json" {
 			t.Errorf("members %s", got)
 		}
-		r, _ := a.Member("artifact/ab/cdef")
+		r, _, _ := a.Member("artifact/ab/cdef")
 		b, _ := io.ReadAll(r)
 		if string(b) != strings.Repeat("pith ", 2000) {
 			t.Error("artifact bytes differ")
@@ -230,5 +231,28 @@ func TestArtifactKey(t *testing.T) {
 		if _, ok := artifactKey(name); ok {
 			t.Errorf("artifactKey(%q) is a digest", name)
 		}
+	}
+}
+
+// A failed read of the artifacts' index (a temporary file) is an error naming it, not a
+// missing member: an import reports the failure, not an export without the artifact.
+func TestArchiveIndexError(t *testing.T) {
+	arts := spill.New(t.TempDir(), 32)
+	defer arts.Close()
+	if err := arts.Add(make([]byte, 32), make([]byte, 16)); err != nil {
+		t.Fatal(err)
+	}
+	// Never sorted: every lookup fails.
+	a := &Archive{arts: arts, members: map[string]member{}}
+	name := "artifact/" + strings.Repeat("0", 2) + "/" + strings.Repeat("0", 62)
+	if ok, err := a.Has(name); ok || err == nil || !strings.Contains(err.Error(), "index of artifacts") {
+		t.Errorf("Has: %v, %v; want an error naming the index", ok, err)
+	}
+	if r, ok, err := a.Member(name); r != nil || ok || err == nil {
+		t.Errorf("Member: %v, %v, %v; want an error", r, ok, err)
+	}
+	// Members other than artifacts are not in that index.
+	if ok, err := a.Has("versions.json"); ok || err != nil {
+		t.Errorf("Has(versions.json): %v, %v; want missing", ok, err)
 	}
 }

@@ -267,22 +267,41 @@ func TestContentVisibility(t *testing.T) {
 	if code, m := e.JSON("POST", repos["seen"]+"add_role/", map[string]any{"role": "file.filerepository_viewer", "users": []string{"erin"}}); code != 201 {
 		t.Fatalf("add_role: %d %v", code, m)
 	}
-	for _, list := range []string{"/pulp/api/v3/content/file/files/", "/pulp/api/v3/content/"} {
-		code, m := asUser(e, "erin", "GET", list, nil)
-		if code != 200 {
-			t.Fatalf("erin lists %s: %d %v", list, code, m)
-		}
-		var got []string
-		for _, r := range m["results"].([]any) {
-			got = append(got, r.(map[string]any)["pulp_href"].(string))
-		}
-		slices.Sort(got)
-		want := []string{units["a.txt"], units["b.txt"]}
-		slices.Sort(want)
-		if !slices.Equal(got, want) || m["count"] != float64(2) {
-			t.Errorf("erin lists %s: %v (count %v), want a.txt and b.txt %v", list, got, m["count"], want)
+	want := []string{units["a.txt"], units["b.txt"]}
+	slices.Sort(want)
+	check := func(when string) {
+		t.Helper()
+		for _, list := range []string{"/pulp/api/v3/content/file/files/", "/pulp/api/v3/content/"} {
+			var got []string
+			for _, page := range []string{"?limit=100", "?limit=1", "?limit=1&offset=1", "?limit=1&offset=2"} {
+				code, m := asUser(e, "erin", "GET", list+page, nil)
+				if code != 200 {
+					t.Fatalf("%s: erin lists %s%s: %d %v", when, list, page, code, m)
+				}
+				if m["count"] != float64(2) {
+					t.Errorf("%s: erin lists %s%s: count %v, want 2", when, list, page, m["count"])
+				}
+				for _, r := range m["results"].([]any) {
+					got = append(got, r.(map[string]any)["pulp_href"].(string))
+				}
+			}
+			// The whole list once, then each of its units once, page by page.
+			slices.Sort(got)
+			if w := slices.Sorted(slices.Values(slices.Concat(want, want))); !slices.Equal(got, w) {
+				t.Errorf("%s: erin lists %s: %v, want a.txt and b.txt %v, from the whole list and a page each", when, list, got, want)
+			}
 		}
 	}
+	// Two units of three: a page checks unit by unit (meta.Page).
+	check("2 of 3 units")
+	// Two of fourteen: a page reads the units erin's repository holds.
+	var more []string
+	for i := range 11 {
+		more = append(more, fileUnit(e, fmt.Sprintf("more-%d.txt", i)))
+	}
+	code, m := e.JSON("POST", repos["unseen"]+"modify/", map[string]any{"add_content_units": more})
+	e.Done("modify unseen", code, m)
+	check("2 of 14 units")
 	for p, want := range map[string]int{"a.txt": 200, "b.txt": 200, "c.txt": 404} {
 		if code, _ := asUser(e, "erin", "GET", units[p], nil); code != want {
 			t.Errorf("erin reads %s: %d, want %d", p, code, want)

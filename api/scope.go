@@ -49,25 +49,21 @@ func (s *Server) scope(sc scoping, also func(*http.Request, *meta.List) error) f
 }
 
 // contentOfType narrows a content list to one type, as ofType, and to what the caller
-// may see, as scope. The page of a narrowed list reads the set of units the visible
-// repositories hold in id order, checking each unit's type: SQLite without statistics
-// would otherwise read every unit of the type through the type's index, probe the set
-// with each and sort them (the page of a viewer of every file repository 1.14 → 0.57 ms,
-// of 3,000 of them 2.83 → 2.30 ms). The count keeps the type's index: where the type is
-// rare among the units of the set (1,000 among 51,000), looking each unit up took 31 ms
-// against 21 ms (docs/benchmarks.md).
+// may see, as scope. The type is matched through the (type, id) index, which a page read
+// in id order walks and stops at its limit; except in the page of a caller who sees few
+// of the units (meta.Page), which reads the set of units the visible repositories hold in
+// id order and checks each unit's type: SQLite without statistics would otherwise read
+// every unit of the type, probe the set with each and sort them (the page of a viewer of
+// every file repository 1.14 → 0.57 ms, of 3,000 of them 2.83 → 2.30 ms). The count keeps
+// the type's index: where the type is rare among the units of the set (1,000 among
+// 51,000), looking each unit up took 31 ms against 21 ms (docs/benchmarks.md).
 func (s *Server) contentOfType(typ string, sc scoping) func(*http.Request, *meta.List) error {
 	narrow := s.scope(sc, nil)
 	return func(r *http.Request, l *meta.List) error {
-		before := len(l.Where)
 		if err := narrow(r, l); err != nil {
 			return err
 		}
-		if len(l.Where) == before {
-			l.And("c.type = ?", typ)
-			return nil
-		}
-		l.AndCond(meta.Cond{Row: s.db.Dialect().NoIndex("c.type") + " = ?", Set: "c.type = ?", Args: []any{typ}})
+		l.AndCond(meta.Cond{Row: "c.type = ?", Set: "c.type = ?", Sparse: s.db.Dialect().NoIndex("c.type") + " = ?", Args: []any{typ}})
 		return nil
 	}
 }
@@ -80,18 +76,31 @@ func (s *Server) scopeCond(ctx context.Context, c *caller, sc scoping) (meta.Con
 	}
 	switch {
 	case sc.content != "":
-		// Content some visible repository holds: each holding is checked against its
-		// repository by primary key. Written as a join, SQLite without statistics scans the
-		// repositories and seeks their holdings, twice as slow (docs/benchmarks.md).
+		// Content some visible repository holds. The count (and a page of a caller who
+		// sees few of the units) reads the set of holdings, each checked against its
+		// repository by primary key: written as a join, SQLite without statistics scans
+		// the repositories and seeks their holdings, twice as slow. A page of a caller who
+		// sees most units checks each unit's holdings in the list's order and stops at its
+		// limit (meta.Page chooses).
 		repos, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type")
 		switch {
 		case err != nil || repos.Row == "1 = 0":
 			return repos, err
 		case repos.Row == "":
-			return same(sc.content+` IN (SELECT rc.content_id FROM repository_content rc)`, nil), nil
+			return meta.Cond{
+				Row:    `EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = ` + sc.content + `)`,
+				Set:    sc.content + ` IN (SELECT rc.content_id FROM repository_content rc)`,
+				Narrow: true,
+			}, nil
 		}
-		return same(sc.content+` IN (SELECT rc.content_id FROM repository_content rc WHERE EXISTS (SELECT 1 FROM repositories rr WHERE rr.id = rc.repository_id AND `+
-			repos.Set+`))`, repos.Args), nil
+		return meta.Cond{
+			Row: `EXISTS (SELECT 1 FROM repository_content rc JOIN repositories rr ON rr.id = rc.repository_id WHERE rc.content_id = ` + sc.content + ` AND ` +
+				repos.Row + `)`,
+			Set: sc.content + ` IN (SELECT rc.content_id FROM repository_content rc WHERE EXISTS (SELECT 1 FROM repositories rr WHERE rr.id = rc.repository_id AND ` +
+				repos.Set + `))`,
+			Args:   repos.Args,
+			Narrow: true,
+		}, nil
 	case sc.repo != "":
 		repos, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type")
 		if err != nil || repos.Row == "" || repos.Row == "1 = 0" {
@@ -146,7 +155,7 @@ func (s *Server) objectCond(ctx context.Context, c *caller, viewset, idCol strin
 func (s *Server) typedCond(ctx context.Context, c *caller, collection, idCol, typCol string) (meta.Cond, error) {
 	var row, set []string
 	var args []any
-	open := true
+	open, narrow := true, false
 	for _, typ := range s.typesOf(collection) {
 		viewset := collection + "/" + href.Segment(typ)
 		if _, ok, err := s.policies.get(ctx, s.db, viewset); err != nil || !ok {
@@ -165,7 +174,7 @@ func (s *Server) typedCond(ctx context.Context, c *caller, collection, idCol, ty
 			args = append(args, typ)
 			continue
 		}
-		open = false
+		open, narrow = false, narrow || cond.Narrow
 		if cond.Row == "1 = 0" {
 			continue // no role on any object of the type
 		}
@@ -179,7 +188,7 @@ func (s *Server) typedCond(ctx context.Context, c *caller, collection, idCol, ty
 	if len(row) == 0 {
 		return same("1 = 0", nil), nil
 	}
-	return meta.Cond{Row: "(" + strings.Join(row, " OR ") + ")", Set: "(" + strings.Join(set, " OR ") + ")", Args: args}, nil
+	return meta.Cond{Row: "(" + strings.Join(row, " OR ") + ")", Set: "(" + strings.Join(set, " OR ") + ")", Args: args, Narrow: narrow}, nil
 }
 
 // typesOf are the types of a collection's kinds ("repositories" → "file.file", ...).

@@ -527,6 +527,12 @@ func Permissions(ctx context.Context, q Querier, userID int64, o Object) (map[st
 type Cond struct {
 	Row, Set string
 	Args     []any
+	// Narrow marks a condition that narrows a list to what its caller may see (Granted's,
+	// and those built of it): Page chooses the form of its page by how many rows it keeps.
+	Narrow bool
+	// Sparse is the page's form of a condition that does not narrow, where the list's
+	// narrowing keeps few rows and the page reads them from the Set forms ("": Row).
+	Sparse string
 }
 
 // Granted is a condition for a List: col (a pulp_id column) names an object of type
@@ -573,7 +579,7 @@ func Granted(ctx context.Context, q Querier, col string, userID int64, objectTyp
 		row = append(row, `EXISTS (SELECT 1 FROM `+from+` AND x.object_id = `+col+`)`)
 		set = append(set, col+` IN (SELECT x.object_id FROM `+from+`)`)
 	}
-	return Cond{Row: anyOf(row), Set: anyOf(set), Args: args}, nil
+	return Cond{Row: anyOf(row), Set: anyOf(set), Args: args, Narrow: true}, nil
 }
 
 // anyOf is the disjunction of conds.

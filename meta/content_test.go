@@ -96,3 +96,38 @@ func TestPutContents(t *testing.T) {
 		}
 	})
 }
+
+// ArtifactsOf gives each unit the artifact of its first stored file by relative path,
+// whatever order the files were stored in, and nothing to a unit with no stored file.
+func TestArtifactsOf(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *meta.DB) {
+		ctx := context.Background()
+		var arts []meta.Artifact
+		for i := range 4 {
+			a, _, err := meta.PutArtifact(ctx, db, meta.Artifact{Size: 1, SHA256: fmt.Sprintf("%064x", 100+i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			arts = append(arts, a)
+		}
+		put := func(key string, files ...meta.ContentFile) int64 {
+			t.Helper()
+			c, _, err := meta.PutContent(ctx, db, meta.Content{Type: "rpm.package", NaturalKey: key, RepoKey: key, RelativePath: key}, files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c.ID
+		}
+		// Files stored out of path order; the units asked for out of id order.
+		two := put("two", meta.ContentFile{RelativePath: "z/two", ArtifactID: &arts[0].ID}, meta.ContentFile{RelativePath: "a/two", ArtifactID: &arts[1].ID})
+		one := put("one", meta.ContentFile{RelativePath: "b/one", ArtifactID: &arts[2].ID}, meta.ContentFile{RelativePath: "c/one", ArtifactID: &arts[3].ID})
+		none := put("none", meta.ContentFile{RelativePath: "none"})
+		got, err := meta.ArtifactsOf(ctx, db, []int64{one, none, two})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[two].ID != arts[1].ID || got[one].ID != arts[2].ID {
+			t.Errorf("artifacts %v; want unit two's a/two (%d) and unit one's b/one (%d) alone", got, arts[1].ID, arts[2].ID)
+		}
+	})
+}

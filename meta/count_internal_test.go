@@ -3,6 +3,7 @@ package meta
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"pith/internal/testpg"
@@ -112,5 +113,26 @@ func TestCountsKeptUntilCommit(t *testing.T) {
 				want(db, 4)
 			}
 		})
+	}
+}
+
+// A list without its narrowing conditions keeps the others, in their count's form, with
+// their arguments in order.
+func TestUnnarrowed(t *testing.T) {
+	var l List
+	l.And("a = ?", 1)
+	l.AndCond(Cond{Row: "b1 = ? AND b2 = ?", Set: "b IN (?, ?)", Args: []any{2, 3}, Narrow: true})
+	l.AndCond(Cond{Row: "+c = ?", Set: "c = ?", Sparse: "c <> ?", Args: []any{4}})
+	l.And("d BETWEEN ? AND ?", 5, 6)
+	l.AndCond(Cond{Row: "e = ?", Set: "e IN (?)", Args: []any{7}, Narrow: true})
+	w, args := l.unnarrowed()
+	if want := " WHERE a = ? AND c = ? AND d BETWEEN ? AND ?"; w != want {
+		t.Errorf("where %q, want %q", w, want)
+	}
+	if !slices.Equal(args, []any{1, 4, 5, 6}) {
+		t.Errorf("args %v, want [1 4 5 6]", args)
+	}
+	if want := " WHERE a = ? AND b IN (?, ?) AND c <> ? AND d BETWEEN ? AND ? AND e IN (?)"; l.sparseWhere() != want {
+		t.Errorf("sparse where %q, want %q", l.sparseWhere(), want)
 	}
 }

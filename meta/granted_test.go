@@ -2,6 +2,7 @@ package meta_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -169,4 +170,54 @@ func repoNames(rs []meta.Repository) []string {
 		out = append(out, r.Name)
 	}
 	return out
+}
+
+// The page of a narrowed list (a condition marked Narrow) takes the Row forms where the
+// list without its narrowing has at most four times as many rows as with it, and
+// otherwise the narrowing conditions' Set forms and the others' Sparse forms; its count
+// takes the Set forms either way. (The forms below differ on purpose, so that the page
+// shows which were used.)
+func TestNarrowedPage(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *meta.DB) {
+		ctx := context.Background()
+		for i := range 10 {
+			if _, err := meta.CreateRepository(ctx, db, meta.Repository{Type: "file.file", Name: fmt.Sprintf("r%d", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		list := func(upTo string, limit, offset int) meta.List {
+			l := meta.List{Limit: limit, Offset: offset}
+			l.And("r.name <> ?", "r9")
+			l.AndCond(meta.Cond{Row: "r.name > ?", Set: "r.name <= ?", Args: []any{upTo}, Narrow: true})
+			l.AndCond(meta.Cond{Row: "r.name <> ?", Set: "r.name <> ?", Sparse: "r.name >= ?", Args: []any{"r0"}})
+			return l
+		}
+		for _, tc := range []struct {
+			upTo          string
+			limit, offset int
+			want          []string
+			count         int64
+		}{
+			// r1 of the 8 rows (r1..r8) is kept: the Set and Sparse forms.
+			{"r1", 3, 0, []string{"r0", "r1"}, 1},
+			// r1..r4 of the 8 are kept: the Row forms.
+			{"r4", 3, 0, []string{"r5", "r6", "r7"}, 4},
+			{"r4", 3, 2, []string{"r7", "r8"}, 4},
+			// r1 and r2 of 8: exactly one in four, still the Row forms.
+			{"r2", 2, 0, []string{"r3", "r4"}, 2},
+			// No limit: the whole list from the Set forms.
+			{"r4", 0, 0, []string{"r0", "r1", "r2", "r3", "r4"}, 4},
+			// An offset at or past the count: no page.
+			{"r4", 3, 4, nil, 4},
+			{"r00", 3, 0, nil, 0},
+		} {
+			got, n, err := meta.ListRepositories(ctx, db, list(tc.upTo, tc.limit, tc.offset))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if names := repoNames(got); !slices.Equal(names, tc.want) || n != tc.count {
+				t.Errorf("kept up to %s, limit %d offset %d: page %v, count %d; want %v, count %d", tc.upTo, tc.limit, tc.offset, names, n, tc.want, tc.count)
+			}
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"text/tabwriter"
 
 	"pith/config"
@@ -25,6 +26,10 @@ const adminUserUsage = `usage: pith admin user COMMAND [flags]
 func adminUser(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		return errors.New(adminUserUsage)
+	}
+	// An unknown command is refused before the store is opened (which would make it).
+	if !slices.Contains([]string{"list", "create", "superuser", "password", "role", "delete"}, args[0]) {
+		return fmt.Errorf("pith admin user: unknown command %q\n%s", args[0], adminUserUsage)
 	}
 	cfg, pos, err := config.Load("admin user "+args[0], args[1:], os.Getenv)
 	if err != nil {

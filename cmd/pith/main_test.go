@@ -55,3 +55,21 @@ func TestStrayArgumentsRefused(t *testing.T) {
 		t.Errorf("a refused command created its data directory (stat: %v)", err)
 	}
 }
+
+// An unknown `pith admin user` command is refused before the store is opened: nothing is
+// made where the data directory would be.
+func TestUnknownAdminUserCommand(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, args := range [][]string{
+		{"admin", "user", "--help"},
+		{"admin", "user", "lst", "--data", "d"},
+	} {
+		err := run(t.Context(), args)
+		if err == nil || !strings.Contains(err.Error(), "unknown command") {
+			t.Errorf("%v: error %v, want one naming the unknown command", args, err)
+		}
+	}
+	if entries, _ := os.ReadDir("."); len(entries) > 0 {
+		t.Errorf("a refused command made %s", entries[0].Name())
+	}
+}

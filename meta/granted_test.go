@@ -3,6 +3,7 @@ package meta_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -217,6 +218,74 @@ func TestNarrowedPage(t *testing.T) {
 			}
 			if names := repoNames(got); !slices.Equal(names, tc.want) || n != tc.count {
 				t.Errorf("kept up to %s, limit %d offset %d: page %v, count %d; want %v, count %d", tc.upTo, tc.limit, tc.offset, names, n, tc.want, tc.count)
+			}
+		}
+	})
+}
+
+// Permissions are what a user holds on every object, or on one object, through its own
+// roles and its groups' roles: not another object's, not another user's or another
+// group's, and on one object not those held on every object.
+func TestPermissions(t *testing.T) {
+	forEachDB(t, func(t *testing.T, db *meta.DB) {
+		ctx := context.Background()
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		var users []int64
+		for _, name := range []string{"ann", "bob"} {
+			u, err := meta.CreateUser(ctx, db, meta.User{Username: name, Active: true})
+			must(err)
+			users = append(users, u.ID)
+		}
+		ann, bob := users[0], users[1]
+		role := func(name string, perms ...string) int64 {
+			r, err := meta.CreateRole(ctx, db, meta.Role{Name: name, Permissions: perms})
+			must(err)
+			return r.ID
+		}
+		own, ownObj, grp, grpObj, other := role("own", "p.own"), role("own-obj", "p.own_obj"), role("grp", "p.grp"), role("grp-obj", "p.grp_obj"), role("other", "p.other")
+		team, err := meta.CreateGroup(ctx, db, "team")
+		must(err)
+		outsiders, err := meta.CreateGroup(ctx, db, "outsiders")
+		must(err)
+		must(meta.AddGroupUser(ctx, db, team.ID, ann))
+		must(meta.AddGroupUser(ctx, db, outsiders.ID, bob))
+		obj := meta.Object{Type: "file.filerepository", ID: "r1"}
+		for _, g := range []struct {
+			h    meta.Holder
+			role int64
+			o    meta.Object
+		}{
+			{meta.Holder{ID: ann}, own, meta.Object{}},
+			{meta.Holder{ID: ann}, ownObj, obj},
+			{meta.Holder{Group: true, ID: team.ID}, grp, meta.Object{}},
+			{meta.Holder{Group: true, ID: team.ID}, grpObj, obj},
+			{meta.Holder{ID: ann}, other, meta.Object{Type: "file.filerepository", ID: "r2"}},
+			{meta.Holder{ID: bob}, other, meta.Object{}},
+			{meta.Holder{Group: true, ID: outsiders.ID}, other, obj},
+		} {
+			_, err := meta.AddGrant(ctx, db, g.h, g.role, g.o)
+			must(err)
+		}
+		for _, tc := range []struct {
+			user int64
+			o    meta.Object
+			want []string
+		}{
+			{ann, meta.Object{}, []string{"p.grp", "p.own"}},
+			{ann, obj, []string{"p.grp_obj", "p.own_obj"}},
+			{bob, meta.Object{}, []string{"p.other"}},
+			{bob, meta.Object{Type: "file.filerepository", ID: "r2"}, nil},
+		} {
+			got, err := meta.Permissions(ctx, db, tc.user, tc.o)
+			must(err)
+			names := slices.Sorted(maps.Keys(got))
+			if !slices.Equal(names, tc.want) {
+				t.Errorf("user %d on %v: %v, want %v", tc.user, tc.o, names, tc.want)
 			}
 		}
 	})

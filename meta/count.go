@@ -98,7 +98,7 @@ func (c *counts) count(ctx context.Context, query string, args []any) (int64, er
 		return e.n, nil
 	}
 	var n int64
-	if err := c.db.QueryRow(ctx, query, args...).Scan(&n); err != nil {
+	if err := c.db.queryRowUnkept(ctx, query, args...).Scan(&n); err != nil {
 		return 0, err
 	}
 	if tokErr != nil {

@@ -136,3 +136,38 @@ func TestUnnarrowed(t *testing.T) {
 		t.Errorf("sparse where %q, want %q", l.sparseWhere(), want)
 	}
 }
+
+// A list's count, whose text varies with the list's filters, does not take one of the
+// store's kept statements (maxRowStmts), in the cache or not.
+func TestCountsNotKeptAsStatements(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "pith.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(ctx, `CREATE TABLE t (n BIGINT)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []Querier{db, nil} {
+		if q == nil {
+			db.counts.close()
+			db.counts = nil // a store without the cache
+			q = db
+		}
+		before := db.nRowStmts.Load()
+		for i := range 20 {
+			query := "SELECT count(*) FROM t WHERE n IN " + placeholders(i+1)
+			args := make([]any, i+1)
+			for j := range args {
+				args[j] = int64(j)
+			}
+			if _, err := count(ctx, q, query, args); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if after := db.nRowStmts.Load(); after != before {
+			t.Errorf("20 counts kept %d statements", after-before)
+		}
+	}
+}

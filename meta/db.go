@@ -249,6 +249,14 @@ func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	return db.sql.QueryRowContext(ctx, db.dialect.Rebind(q), args...)
 }
 
+// queryRowUnkept is QueryRow without keeping the statement, for a text that varies with
+// its caller's input (a list's count, whose conditions are its filters'): kept, such
+// texts would take the maxRowStmts places the store's own lookups need, each compiled
+// on every connection.
+func (db *DB) queryRowUnkept(ctx context.Context, q string, args ...any) *sql.Row {
+	return db.sql.QueryRowContext(ctx, db.dialect.Rebind(q), args...)
+}
+
 // rowStmt returns the kept statement of q, preparing it the first time; nil when it
 // can't be kept (the query itself then reports any error).
 func (db *DB) rowStmt(ctx context.Context, q string) *sql.Stmt {

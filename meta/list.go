@@ -209,13 +209,19 @@ func narrowedPage[T any](ctx context.Context, q Querier, cols, from, tail string
 }
 
 // count runs a count query; on the store (not in a transaction, whose own writes the
-// cache cannot see) through its counts.
+// cache cannot see) through its counts. Its statement is not kept (its text varies with
+// the list's filters).
 func count(ctx context.Context, q Querier, query string, args []any) (int64, error) {
-	if db, ok := q.(*DB); ok && db.counts != nil {
+	db, ok := q.(*DB)
+	if ok && db.counts != nil {
 		return db.counts.count(ctx, query, args)
 	}
+	row := q.QueryRow
+	if ok {
+		row = db.queryRowUnkept
+	}
 	var n int64
-	err := q.QueryRow(ctx, query, args...).Scan(&n)
+	err := row(ctx, query, args...).Scan(&n)
 	return n, err
 }
 

@@ -246,7 +246,7 @@ func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 			return s.QueryRowContext(ctx, args...)
 		}
 	}
-	return db.sql.QueryRowContext(ctx, db.dialect.Rebind(q), args...)
+	return db.queryRowUnkept(ctx, q, args...)
 }
 
 // queryRowUnkept is QueryRow without keeping the statement, for a text that varies with

@@ -17,33 +17,27 @@ import (
 func TestGranted(t *testing.T) {
 	forEachDB(t, func(t *testing.T, db *meta.DB) {
 		ctx := context.Background()
-		must := func(err error) {
-			t.Helper()
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
 		var users []meta.User
 		for _, name := range []string{"ann", "bob", "cid", "dan"} {
 			u, err := meta.CreateUser(ctx, db, meta.User{Username: name, Active: true})
-			must(err)
+			noErr(t, err)
 			users = append(users, u)
 		}
 		ann, bob, cid, dan := users[0].ID, users[1].ID, users[2].ID, users[3].ID
 		viewer, err := meta.CreateRole(ctx, db, meta.Role{Name: "viewer", Permissions: []string{"file.view_filerepository"}})
-		must(err)
+		noErr(t, err)
 		// Two roles carrying the permission: a holder of either sees the object once.
 		owner, err := meta.CreateRole(ctx, db, meta.Role{Name: "owner", Permissions: []string{"file.view_filerepository", "file.delete_filerepository"}})
-		must(err)
+		noErr(t, err)
 		deleter, err := meta.CreateRole(ctx, db, meta.Role{Name: "deleter", Permissions: []string{"file.delete_filerepository"}})
-		must(err)
+		noErr(t, err)
 		team, err := meta.CreateGroup(ctx, db, "team")
-		must(err)
-		must(meta.AddGroupUser(ctx, db, team.ID, bob))
+		noErr(t, err)
+		noErr(t, meta.AddGroupUser(ctx, db, team.ID, bob))
 		repos := map[string]string{} // name -> pulp_id
 		for _, name := range []string{"direct", "both", "group", "other-perm", "other-type", "cids", "none"} {
 			r, err := meta.CreateRepository(ctx, db, meta.Repository{Type: "file.file", Name: name})
-			must(err)
+			noErr(t, err)
 			repos[name] = r.PulpID
 		}
 		on := func(name string) meta.Object { return meta.Object{Type: "file.filerepository", ID: repos[name]} }
@@ -62,7 +56,7 @@ func TestGranted(t *testing.T) {
 			{meta.Holder{ID: cid}, viewer.ID, on("cids")},
 		} {
 			_, err := meta.AddGrant(ctx, db, g.h, g.role, g.o)
-			must(err)
+			noErr(t, err)
 		}
 		// Each form alone, and the page in the Row form with the count in the Set form.
 		forms := map[string]func(*meta.List, meta.Cond){
@@ -86,10 +80,10 @@ func TestGranted(t *testing.T) {
 			} {
 				var l meta.List
 				cond, err := meta.Granted(ctx, db, "r.pulp_id", tc.user, "file.filerepository", "file.view_filerepository")
-				must(err)
+				noErr(t, err)
 				and(&l, cond)
 				got, n, err := meta.ListRepositories(ctx, db, l)
-				must(err)
+				noErr(t, err)
 				names := repoNames(got)
 				slices.Sort(names)
 				if !slices.Equal(names, tc.want) || n != int64(len(tc.want)) {
@@ -229,31 +223,25 @@ func TestNarrowedPage(t *testing.T) {
 func TestPermissions(t *testing.T) {
 	forEachDB(t, func(t *testing.T, db *meta.DB) {
 		ctx := context.Background()
-		must := func(err error) {
-			t.Helper()
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
 		var users []int64
 		for _, name := range []string{"ann", "bob"} {
 			u, err := meta.CreateUser(ctx, db, meta.User{Username: name, Active: true})
-			must(err)
+			noErr(t, err)
 			users = append(users, u.ID)
 		}
 		ann, bob := users[0], users[1]
 		role := func(name string, perms ...string) int64 {
 			r, err := meta.CreateRole(ctx, db, meta.Role{Name: name, Permissions: perms})
-			must(err)
+			noErr(t, err)
 			return r.ID
 		}
 		own, ownObj, grp, grpObj, other := role("own", "p.own"), role("own-obj", "p.own_obj"), role("grp", "p.grp"), role("grp-obj", "p.grp_obj"), role("other", "p.other")
 		team, err := meta.CreateGroup(ctx, db, "team")
-		must(err)
+		noErr(t, err)
 		outsiders, err := meta.CreateGroup(ctx, db, "outsiders")
-		must(err)
-		must(meta.AddGroupUser(ctx, db, team.ID, ann))
-		must(meta.AddGroupUser(ctx, db, outsiders.ID, bob))
+		noErr(t, err)
+		noErr(t, meta.AddGroupUser(ctx, db, team.ID, ann))
+		noErr(t, meta.AddGroupUser(ctx, db, outsiders.ID, bob))
 		obj := meta.Object{Type: "file.filerepository", ID: "r1"}
 		for _, g := range []struct {
 			h    meta.Holder
@@ -269,7 +257,7 @@ func TestPermissions(t *testing.T) {
 			{meta.Holder{Group: true, ID: outsiders.ID}, other, obj},
 		} {
 			_, err := meta.AddGrant(ctx, db, g.h, g.role, g.o)
-			must(err)
+			noErr(t, err)
 		}
 		for _, tc := range []struct {
 			user int64
@@ -282,11 +270,18 @@ func TestPermissions(t *testing.T) {
 			{bob, meta.Object{Type: "file.filerepository", ID: "r2"}, nil},
 		} {
 			got, err := meta.Permissions(ctx, db, tc.user, tc.o)
-			must(err)
+			noErr(t, err)
 			names := slices.Sorted(maps.Keys(got))
 			if !slices.Equal(names, tc.want) {
 				t.Errorf("user %d on %v: %v, want %v", tc.user, tc.o, names, tc.want)
 			}
 		}
 	})
+}
+
+func noErr(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -212,16 +212,11 @@ func narrowedPage[T any](ctx context.Context, q Querier, cols, from, tail string
 // cache cannot see) through its counts. Its statement is not kept (its text varies with
 // the list's filters).
 func count(ctx context.Context, q Querier, query string, args []any) (int64, error) {
-	db, ok := q.(*DB)
-	if ok && db.counts != nil {
+	if db, ok := q.(*DB); ok {
 		return db.counts.count(ctx, query, args)
 	}
-	row := q.QueryRow
-	if ok {
-		row = db.queryRowUnkept
-	}
 	var n int64
-	err := row(ctx, query, args...).Scan(&n)
+	err := q.QueryRow(ctx, query, args...).Scan(&n)
 	return n, err
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"text/tabwriter"
 
 	"pith/config"
@@ -27,25 +26,24 @@ func adminUser(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		return errors.New(adminUserUsage)
 	}
-	// An unknown command is refused before the store is opened (which would make it).
-	if !slices.Contains([]string{"list", "create", "superuser", "password", "role", "delete"}, args[0]) {
+	// An unknown command, or one missing its arguments, is refused before the store is
+	// opened (which would make it).
+	need, ok := adminUserArgs[args[0]]
+	if !ok {
 		return fmt.Errorf("pith admin user: unknown command %q\n%s", args[0], adminUserUsage)
 	}
 	cfg, pos, err := config.Load("admin user "+args[0], args[1:], os.Getenv)
 	if err != nil {
 		return err
 	}
+	if len(pos) < need {
+		return fmt.Errorf("pith admin user %s: missing arguments\n%s", args[0], adminUserUsage)
+	}
 	db, err := openDB(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	need := func(n int) error {
-		if len(pos) < n {
-			return fmt.Errorf("pith admin user %s: missing arguments\n%s", args[0], adminUserUsage)
-		}
-		return nil
-	}
 	switch args[0] {
 	case "list":
 		users, _, err := meta.ListUsers(ctx, db, meta.List{})
@@ -59,9 +57,6 @@ func adminUser(ctx context.Context, args []string) error {
 		}
 		return w.Flush()
 	case "create":
-		if err := need(1); err != nil {
-			return err
-		}
 		u := meta.User{Username: pos[0], Active: true}
 		pw := os.Getenv("PITH_USER_PASSWORD")
 		if len(pos) > 1 {
@@ -78,9 +73,6 @@ func adminUser(ctx context.Context, args []string) error {
 		fmt.Printf("created user %s\n", u.Username)
 		return nil
 	case "superuser":
-		if err := need(2); err != nil {
-			return err
-		}
 		if pos[1] != "on" && pos[1] != "off" {
 			return fmt.Errorf("pith admin user superuser %s: say on or off, not %q", pos[0], pos[1])
 		}
@@ -95,9 +87,6 @@ func adminUser(ctx context.Context, args []string) error {
 		fmt.Printf("user %s is %s\n", u.Username, map[bool]string{true: "a superuser", false: "an ordinary user"}[u.Superuser])
 		return nil
 	case "password":
-		if err := need(1); err != nil {
-			return err
-		}
 		u, err := meta.UserByName(ctx, db, pos[0])
 		if err != nil {
 			return err
@@ -121,9 +110,6 @@ func adminUser(ctx context.Context, args []string) error {
 		}
 		return nil
 	case "role":
-		if err := need(2); err != nil {
-			return err
-		}
 		u, err := meta.UserByName(ctx, db, pos[0])
 		if err != nil {
 			return err
@@ -138,9 +124,6 @@ func adminUser(ctx context.Context, args []string) error {
 		fmt.Printf("user %s holds %s on every object\n", u.Username, role.Name)
 		return nil
 	case "delete":
-		if err := need(1); err != nil {
-			return err
-		}
 		u, err := meta.UserByName(ctx, db, pos[0])
 		if err != nil {
 			return err
@@ -151,5 +134,8 @@ func adminUser(ctx context.Context, args []string) error {
 		fmt.Printf("deleted user %s\n", u.Username)
 		return nil
 	}
-	return fmt.Errorf("pith admin user: unknown command %q\n%s", args[0], adminUserUsage)
+	return fmt.Errorf("pith admin user: %s has no case", args[0]) // adminUserArgs names one more
 }
+
+// adminUserArgs are the commands of pith admin user and the arguments each needs at least.
+var adminUserArgs = map[string]int{"list": 0, "create": 1, "superuser": 2, "password": 1, "role": 2, "delete": 1}

@@ -225,9 +225,7 @@ func (rp *replication) dispatch(ctx context.Context, spec task.Spec) error {
 	if spec.Name != finalizeTask {
 		spec.Shared = append(spec.Shared, upstreamHref(rp.up.PulpID))
 	}
-	spec.GroupID, spec.ParentID = rp.r.Task.GroupID, &rp.r.Task.ID
-	spec.LoggingCID, spec.CreatedBy = rp.r.Task.LoggingCID, rp.r.Task.CreatedBy
-	_, err := rp.r.Queue().Dispatch(ctx, spec)
+	_, err := rp.r.Dispatch(ctx, spec)
 	return err
 }
 
@@ -321,15 +319,18 @@ func (rp *replication) remote(ctx context.Context, rep content.Replica, d conten
 	if s.RemotePolicy != nil {
 		fields["policy"] = *s.RemotePolicy
 	}
+	if rep.SignIn {
+		fields["username"], fields["password"] = s.Username, s.Password
+	}
 	for name, v := range map[string]any{"download_concurrency": s.DownloadConcurrency, "max_retries": s.MaxRetries, "total_timeout": s.TotalTimeout,
 		"connect_timeout": s.ConnectTimeout, "sock_connect_timeout": s.SockConnectTimeout, "sock_read_timeout": s.SockReadTimeout} {
 		if !reflect.ValueOf(v).IsNil() {
 			fields[name] = v
 		}
 	}
-	k, ok := rp.c.core.Table().RemoteKind(rep.Type)
+	k, ok := rp.c.core.Table().RemoteKind(rep.Remote())
 	if !ok {
-		return nil, fmt.Errorf("replication: no remote kind %q", rep.Type)
+		return nil, fmt.Errorf("replication: no remote kind %q", rep.Remote())
 	}
 	db := rp.c.core.DB
 	found, _, err := meta.ListRemotes(ctx, db, meta.List{Where: []string{"m.name = ?"}, Args: []any{d.Name}})
@@ -346,7 +347,7 @@ func (rp *replication) remote(ctx context.Context, rep content.Replica, d conten
 		return &m, err
 	}
 	cur := found[0]
-	if cur.Type != rep.Type {
+	if cur.Type != rep.Remote() {
 		return nil, fmt.Errorf("a %s remote is named %q, so the %s distribution %q of upstream pulp %q cannot be replicated", cur.Type, d.Name, rep.Type, d.Name, rp.up.Name)
 	}
 	if !rp.managed(cur.Labels) {
@@ -422,10 +423,13 @@ func (rp *replication) needsSync(d content.UpstreamDistribution) bool {
 // the repository.
 func (rp *replication) distribution(ctx context.Context, rep content.Replica, repo meta.Repository, d content.UpstreamDistribution) error {
 	repoHref := href.Repository(repo.Type, repo.PulpID)
-	fields := map[string]any{"base_path": d.BasePath, "repository": repoHref, "publication": nil, "pulp_labels": rp.labels()}
 	k, ok := rp.c.core.Table().DistKind(rep.Type)
 	if !ok {
 		return fmt.Errorf("replication: no distribution kind %q", rep.Type)
+	}
+	fields := map[string]any{"base_path": d.BasePath, "repository": repoHref, "pulp_labels": rp.labels()}
+	if k.Publications != "" {
+		fields["publication"] = nil
 	}
 	db := rp.c.core.DB
 	lock := task.Spec{Exclusive: []string{distributionsLock}, Shared: []string{repoHref}}
@@ -509,7 +513,7 @@ func (rp *replication) removeMissing(ctx context.Context, rep content.Replica, n
 			}
 		}
 	}
-	remotes, _, err := meta.ListRemotes(ctx, db, meta.List{Where: []string{"m.type = ?"}, Args: []any{rep.Type}})
+	remotes, _, err := meta.ListRemotes(ctx, db, meta.List{Where: []string{"m.type = ?"}, Args: []any{rep.Remote()}})
 	if err != nil {
 		return err
 	}

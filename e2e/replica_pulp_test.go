@@ -14,7 +14,8 @@ import (
 // Replication with upstream Pulp, both ways, for file and rpm: a pith replicates the
 // distributions of Pulp that carry the test's label (q_select), and Pulp replicates a
 // pith's (its policy "nodelete", since Pulp's database is shared); each replica serves
-// the upstream's files byte for byte.
+// the upstream's files byte for byte. pith also replicates Pulp's ansible distribution
+// (Pulp has no ansible replicator), from which ansible-galaxy then installs.
 func TestReplicateWithPulp(t *testing.T) {
 	p := needPulpPeer(t)
 	fx := fixtures(t)
@@ -91,6 +92,19 @@ func TestReplicateWithPulp(t *testing.T) {
 	t.Run("pith from Pulp", func(t *testing.T) {
 		n := label + "-up"
 		serve(t, p.Client, n, func(list, name string) { p.deleteAtEnd(t, list, name) })
+		// ansible: a Galaxy distribution of cisco.iosxr and its two dependencies, labelled.
+		an := "ansible-" + n
+		p.deleteAtEnd(t, "/pulp/api/v3/repositories/ansible/ansible/", an)
+		p.deleteAtEnd(t, "/pulp/api/v3/distributions/ansible/ansible/", an)
+		var colls []string
+		for _, f := range []string{"ansible-utils-2.7.0.tar.gz", "ansible-netcommon-4.1.0.tar.gz", "cisco-iosxr-4.0.2.tar.gz"} {
+			colls = append(colls, collectionFile(f))
+		}
+		if err := bench.GalaxyDistribution(ctx, p.target, an, colls); err != nil {
+			t.Fatalf("upstream Pulp: %v", err)
+		}
+		must(t, p.Call(ctx, "PATCH", created(t, p.Client, "/pulp/api/v3/distributions/ansible/ansible/", an).str("pulp_href"),
+			map[string]any{"pulp_labels": map[string]string{"pith_e2e": label}}))
 		s := startPith(t, "")
 		c := bench.NewClient(bench.Target{URL: s.url, User: "admin", Password: adminPassword})
 		var up entity
@@ -102,6 +116,13 @@ func TestReplicateWithPulp(t *testing.T) {
 		must(t, c.JSON(ctx, "POST", created(t, c, "/pulp/api/v3/upstream-pulps/", "pulp").str("pulp_href")+"replicate/", map[string]any{}, &group))
 		waitGroup(t, c, group.Group)
 		same(t, content(pulpContent), content(s.content), n)
+		g := newGalaxyClient(t, s, pithGalaxy(s, an))
+		out := g.Install("cisco.iosxr")
+		for _, want := range [][3]string{{"cisco", "iosxr", "4.0.2"}, {"ansible", "netcommon", "4.1.0"}, {"ansible", "utils", "2.7.0"}} {
+			if v, ok := g.Installed(want[0], want[1]); !ok || v != want[2] {
+				t.Errorf("%s.%s from pith's replica of Pulp: version %q, installed %v\n%s", want[0], want[1], v, ok, out)
+			}
+		}
 	})
 
 	t.Run("Pulp from pith", func(t *testing.T) {

@@ -9,8 +9,9 @@ import (
 )
 
 // A pith replicates another pith with the pulp CLI: `upstream-pulp create` and
-// `upstream-pulp replicate`; the replica serves the upstream's files (file) and dnf
-// installs from it (rpm).
+// `upstream-pulp replicate`; the replica serves the upstream's files (file), dnf
+// installs from it (rpm), and ansible-galaxy installs a collection with its dependencies
+// from it (ansible).
 func TestReplicateWithCLI(t *testing.T) {
 	fx := fixtures(t)
 	for name, start := range installations() {
@@ -25,6 +26,11 @@ func TestReplicateWithCLI(t *testing.T) {
 			uc.run("rpm", "repository", "create", "--name", "zoo", "--remote", "zoo", "--autopublish")
 			uc.run("rpm", "repository", "sync", "--name", "zoo")
 			uc.run("rpm", "distribution", "create", "--name", "zoo", "--base-path", "zoo", "--repository", "zoo")
+			uc.run("ansible", "repository", "create", "--name", "coll")
+			for _, f := range []string{"ansible-utils-2.7.0.tar.gz", "ansible-netcommon-4.1.0.tar.gz", "cisco-iosxr-4.0.2.tar.gz"} {
+				uc.run("ansible", "content", "upload", "--file", collectionFile(f), "--repository", "coll")
+			}
+			uc.run("ansible", "distribution", "create", "--name", "coll", "--base-path", "coll", "--repository", "coll")
 
 			s := start(t)
 			c := newCLI(t, s)
@@ -66,6 +72,15 @@ func TestReplicateWithCLI(t *testing.T) {
 			}
 			if out, _ := dnf(t, root, dist.str("base_url"), "list", "--installed"); !strings.Contains(out, "kangaroo") {
 				t.Errorf("kangaroo not installed:\n%s", out)
+			}
+
+			// ansible: ansible-galaxy installs from the replica's Galaxy API.
+			g := newGalaxyClient(t, s, pithGalaxy(s, "coll"))
+			out := g.Install("cisco.iosxr")
+			for _, want := range [][3]string{{"cisco", "iosxr", "4.0.2"}, {"ansible", "netcommon", "4.1.0"}, {"ansible", "utils", "2.7.0"}} {
+				if v, ok := g.Installed(want[0], want[1]); !ok || v != want[2] {
+					t.Errorf("%s.%s from the replica: version %q, installed %v\n%s", want[0], want[1], v, ok, out)
+				}
 			}
 		})
 	}

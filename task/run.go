@@ -42,8 +42,13 @@ func (r *Run) Args(v any) error {
 	return nil
 }
 
-// Queue is the queue running this task, for dispatching follow-up tasks.
-func (r *Run) Queue() *Queue { return r.q }
+// Dispatch queues a child of this task: in its task group, with its logging id and its
+// creator.
+func (r *Run) Dispatch(ctx context.Context, s Spec) (Task, error) {
+	s.GroupID, s.ParentID = r.Task.GroupID, &r.Task.ID
+	s.LoggingCID, s.CreatedBy = r.Task.LoggingCID, r.Task.CreatedBy
+	return r.q.Dispatch(ctx, s)
+}
 
 // Created records a resource the task created (an href). It is saved with the progress
 // (at most twice a second) and in the write that marks the task finished, so a client

@@ -46,7 +46,7 @@ func Tasks(core *content.Core, gracePeriod time.Duration) map[string]task.Func {
 	c := &crud{core: core, gracePeriod: gracePeriod}
 	return map[string]task.Func{rest.CreateTask: c.create, updateTask: c.runUpdate, deleteTask: c.runDelete,
 		replicateTask: c.replicate, finalizeTask: c.finalize, pulpExportTask: c.pulpExport, pulpImportTask: c.pulpImport,
-		fsPublicationTask: c.fsExport, fsVersionTask: c.fsExport}
+		importRepoTask: c.importRepoTask, fsPublicationTask: c.fsExport, fsVersionTask: c.fsExport}
 }
 
 // errDryRun rolls back a validation transaction.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -99,6 +100,25 @@ func TestExportMissingBlob(t *testing.T) {
 			t.Errorf("the artifacts' progress report ended %v; want failed", r["state"])
 		}
 	}
+}
+
+// allCompleted fails the test unless every task of a group completed.
+func allCompleted(t *testing.T, what string, tasks []map[string]any) {
+	t.Helper()
+	for _, tk := range tasks {
+		if tk["state"] != "completed" {
+			t.Fatalf("%s: %s %s: %v", what, tk["name"], tk["state"], tk["error"])
+		}
+	}
+}
+
+// anyStrings is a JSON array of strings.
+func anyStrings(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
 }
 
 func jsonInt(n int64) string { b, _ := json.Marshal(n); return string(b) }
@@ -197,14 +217,24 @@ func TestFileExportImport(t *testing.T) {
 		t.Errorf("an import without a destination made versions or repositories: %v -> %v", before, after)
 	}
 	tasks = importExport(dst, importer, map[string]any{"path": tarPath, "create_repositories": true})
-	if tasks[0]["state"] != "completed" {
-		t.Fatalf("import: %v", tasks[0]["error"])
-	}
+	allCompleted(t, "import", tasks)
 	_, repos, _ := dst.Do("GET", "/pulp/api/v3/repositories/file/file/?name=exported", "", nil)
 	if repos["count"] != float64(1) {
 		t.Fatalf("imported repository: %v", repos)
 	}
 	dstRepo := repos["results"].([]any)[0].(map[string]any)["pulp_href"].(string)
+	// The version is made by a task of the group that holds the repository, as a sync
+	// of it does (Pulp's import_repository_version).
+	if len(tasks) != 2 || tasks[1]["name"] != "pulpcore.app.tasks.importer.import_repository_version" ||
+		!slices.Contains(anyStrings(tasks[1]["reserved_resources_record"]), "prn:file.filerepository:"+path.Base(dstRepo)) || tasks[1]["parent_task"] != tasks[0]["pulp_href"] ||
+		!slices.Contains(anyStrings(tasks[1]["created_resources"]), dstRepo+"versions/1/") ||
+		!slices.Equal(anyStrings(tasks[0]["child_tasks"]), []string{tasks[1]["pulp_href"].(string)}) {
+		t.Errorf("the group's tasks: %v", tasks)
+	}
+	if _, l, _ := dst.Do("GET", "/pulp/api/v3/tasks/?limit=1&name=pulpcore.app.tasks.importer.pulp_import", "", nil); l["count"] != 2.0 ||
+		!slices.Equal(anyStrings(l["results"].([]any)[0].(map[string]any)["child_tasks"]), []string{tasks[1]["pulp_href"].(string)}) {
+		t.Errorf("the task list's child_tasks: %v", l)
+	}
 	if got := fileUnits(dst, dstRepo+"versions/1/"); !slices.Equal(got, want) {
 		t.Errorf("imported units %v, want %v", got, want)
 	}
@@ -230,9 +260,7 @@ func TestFileExportImport(t *testing.T) {
 	}
 	versions := dst.Count("repository_versions")
 	tasks = importExport(dst, importer, map[string]any{"toc": ctoc})
-	if tasks[0]["state"] != "completed" {
-		t.Fatalf("chunked import: %v", tasks[0]["error"])
-	}
+	allCompleted(t, "chunked import", tasks)
 	if dst.Count("repository_versions") != versions {
 		t.Error("importing the same content again made a version")
 	}
@@ -253,9 +281,7 @@ func TestFileExportImport(t *testing.T) {
 		t.Errorf("incremental export holds %d artifacts, want 1", n)
 	}
 	tasks = importExport(dst, importer, map[string]any{"path": incTar})
-	if tasks[0]["state"] != "completed" {
-		t.Fatalf("incremental import: %v", tasks[0]["error"])
-	}
+	allCompleted(t, "incremental import", tasks)
 	if got := fileUnits(dst, dstRepo+"versions/2/"); !slices.Equal(got, want) {
 		t.Errorf("after the incremental import %v, want %v", got, want)
 	}

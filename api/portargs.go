@@ -10,6 +10,7 @@ const (
 	fsPublicationTask = "pulpcore.app.tasks.export.fs_publication_export"
 	fsVersionTask     = "pulpcore.app.tasks.export.fs_repo_version_export"
 	pulpImportTask    = "pulpcore.app.tasks.importer.pulp_import"
+	importRepoTask    = "pulpcore.app.tasks.importer.import_repository_version"
 )
 
 // pulpExportArgs are a pulp export's arguments, checked by the API.
@@ -48,4 +49,14 @@ type pulpImportArgs struct {
 	Path               string `json:"path"`
 	TOC                bool   `json:"toc,omitempty"`
 	CreateRepositories bool   `json:"create_repositories,omitempty"`
+}
+
+// importRepoArgs are the arguments of the task that imports one repository's version of
+// an export (Pulp's import_repository_version), dispatched by the pulp import once the
+// export's artifacts are stored.
+type importRepoArgs struct {
+	Importer   string   `json:"importer"`   // pulp_id
+	Paths      []string `json:"paths"`      // the tar, or its chunks in order
+	Source     string   `json:"source"`     // the export's name of the repository
+	Repository string   `json:"repository"` // the destination's pulp_id
 }

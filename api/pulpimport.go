@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"pith/api/href"
 	"pith/blob"
 	"pith/content"
 	"pith/content/port"
@@ -23,10 +24,13 @@ import (
 // The pulp import task (Pulp's pulp_import): an export in Pulp's format, read in place
 // (chunks checked against the table of contents first), checked whole before anything
 // is written (versions, repositories and their types, every artifact named present),
-// then its artifacts stored, each verified against its sha256 and size, their rows
-// written once all are, and each repository's version made in one transaction of its
-// own with the units the repository's type reads (content.Port). A failure before
-// the artifacts' rows removes the blobs the import wrote.
+// then its artifacts stored, each verified against its sha256 and size, and their rows
+// written once all are. A failure until then removes the blobs the import wrote. Then
+// each repository's version is a task of the import's group (Pulp's
+// import_repository_version) that holds the destination repository, as a sync or a
+// modify of it does, and makes the version with the units the repository's type reads
+// (content.Port). The repositories create_repositories makes are made before those
+// tasks are dispatched.
 
 // Bounds of the JSON files an import reads whole.
 const (
@@ -94,9 +98,58 @@ func (c *crud) pulpImport(ctx context.Context, r *task.Run) error {
 		return err
 	}
 	for _, ir := range repos {
-		if err := c.importRepository(ctx, r, ar, ir); err != nil {
-			return fmt.Errorf("repository %q of the export: %w", ir.src, err)
+		dest := ir.dest
+		if dest == nil {
+			var repo meta.Repository
+			err := db.Tx(ctx, func(tx *meta.Tx) error {
+				var err error
+				repo, err = c.createImported(ctx, tx, ar, ir)
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("repository %q of the export: %w", ir.src, err)
+			}
+			dest = &repo
 		}
+		_, err := r.Dispatch(ctx, task.Spec{Name: importRepoTask,
+			Args:      importRepoArgs{Importer: x.PulpID, Paths: paths, Source: ir.src, Repository: dest.PulpID},
+			Exclusive: []string{href.Repository(dest.Type, dest.PulpID)}, Shared: []string{importerHref(x.PulpID)}})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// importRepoTask makes a repository's version of the export (Pulp's
+// import_repository_version), its artifacts already stored by the pulp import that
+// dispatched it.
+func (c *crud) importRepoTask(ctx context.Context, r *task.Run) error {
+	var a importRepoArgs
+	if err := r.Args(&a); err != nil {
+		return err
+	}
+	dest, err := meta.RepositoryByPulpID(ctx, c.core.DB, a.Repository)
+	if err != nil {
+		return err
+	}
+	ir := importedRepo{src: a.Source, typ: dest.Type, dest: &dest}
+	t, ok := c.core.TypeOf(dest.Type)
+	p, ok2 := t.(content.Porter)
+	if !ok || !ok2 {
+		return fmt.Errorf("repository %q: %s repositories cannot be imported", dest.Name, dest.Type)
+	}
+	ir.port = p.Port()
+	ar, err := port.Open(a.Paths)
+	if err != nil {
+		return err
+	}
+	defer ar.Close()
+	if ir.dir = versionDir(ar, a.Source); ir.dir == "" {
+		return fmt.Errorf("No RepositoryVersion found for %s", a.Source)
+	}
+	if err := c.importRepository(ctx, r, ar, ir); err != nil {
+		return fmt.Errorf("repository %q of the export: %w", ir.src, err)
 	}
 	return nil
 }
@@ -386,9 +439,8 @@ func artifactRow(row content.Row, ar *port.Archive) (meta.Artifact, string, erro
 }
 
 // importRepository makes one repository's new version from its directory in the
-// export, in one transaction: the repository (when the import creates it), the units
-// (its type's Port), their files and the version holding exactly what the export's
-// version held.
+// export: the units (its type's Port) and their files, in transactions of about two
+// seconds, and in the last the version holding exactly what the export's version held.
 func (c *crud) importRepository(ctx context.Context, r *task.Run, ar *port.Archive, ir importedRepo) error {
 	files, err := c.importFiles(ctx, ar, ir.dir)
 	if err != nil {
@@ -405,7 +457,7 @@ func (c *crud) importRepository(ctx context.Context, r *task.Run, ar *port.Archi
 	dest := ir.dest
 	var v meta.Version
 	created := false
-	pi := &portIn{ctx: ctx, ar: ar, dir: ir.dir, files: files, mapping: mapping}
+	pi := &portIn{ctx: ctx, ar: ar, dir: ir.dir, files: files, mapping: mapping, repo: *dest}
 	prog := r.Progress("import.repo.version.content", "Importing content for "+ir.src, -1)
 	var n int
 	defer func() { pi.imported.close() }()
@@ -416,26 +468,6 @@ func (c *crud) importRepository(ctx context.Context, r *task.Run, ar *port.Archi
 			pi.imported.close()
 		}
 		pi.imported, pi.err = newLocalUnits(), nil
-		dest = ir.dest
-		if dest == nil {
-			// Made by an earlier attempt of this transaction whose first part was
-			// committed (a rotation), or else made now.
-			found, _, err := meta.ListRepositories(ctx, tx, meta.List{Where: []string{"r.name = ?", "r.sub_of IS NULL", "r.type = ?"}, Args: []any{ir.src, ir.typ}})
-			if err != nil {
-				return err
-			}
-			if len(found) > 0 {
-				dest = &found[0]
-			}
-		}
-		if dest == nil {
-			repo, err := c.createImported(ctx, tx, ar, ir)
-			if err != nil {
-				return err
-			}
-			dest = &repo
-		}
-		pi.repo = *dest
 		if err := ir.port.Import(ctx, pi); err != nil {
 			return err
 		}

@@ -101,8 +101,11 @@ func (s *Server) renderTask(t task.Task) taskResponse {
 		PulpCreated: rest.Time(t.Created), PulpLastUpdated: rest.Time(t.Updated),
 		State: t.State, Name: t.Name, LoggingCID: t.LoggingCID,
 		UnblockedAt: rest.TimePtr(t.Unblocked), StartedAt: rest.TimePtr(t.Started), FinishedAt: rest.TimePtr(t.Finished),
-		Error: t.Error, ChildTasks: []string{}, ProgressReports: []progressReport{},
+		Error: t.Error, ChildTasks: make([]string, len(t.Children)), ProgressReports: []progressReport{},
 		CreatedResources: t.CreatedResources, ReservedResourcesRecord: t.Reserved, Result: t.Result,
+	}
+	for i, c := range t.Children {
+		out.ChildTasks[i] = href.Task(c)
 	}
 	if t.CreatedBy != nil {
 		u := userHref(*t.CreatedBy)
@@ -148,7 +151,14 @@ func (s *Server) renderTask(t task.Task) taskResponse {
 }
 
 func (s *Server) taskList() rest.HandlerFunc {
-	return lister(s, taskListSpec(), s.scope(scoping{viewset: "tasks", id: "t.pulp_id"}, nil), task.List, each(func(t task.Task) any { return s.renderTask(t) }))
+	list := func(ctx context.Context, q meta.Querier, l meta.List) ([]task.Task, int64, error) {
+		ts, n, err := task.List(ctx, q, l)
+		if err == nil {
+			err = task.WithChildren(ctx, q, ts)
+		}
+		return ts, n, err
+	}
+	return lister(s, taskListSpec(), s.scope(scoping{viewset: "tasks", id: "t.pulp_id"}, nil), list, each(func(t task.Task) any { return s.renderTask(t) }))
 }
 
 func (s *Server) taskRead(w http.ResponseWriter, r *http.Request) error {
@@ -156,7 +166,16 @@ func (s *Server) taskRead(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.WriteOne(w, r, http.StatusOK, s.renderTask(t))
+	return s.writeTask(w, r, http.StatusOK, t)
+}
+
+// writeTask answers with one task, its children read.
+func (s *Server) writeTask(w http.ResponseWriter, r *http.Request, code int, t task.Task) error {
+	ts := []task.Task{t}
+	if err := task.WithChildren(r.Context(), s.db, ts); err != nil {
+		return err
+	}
+	return rest.WriteOne(w, r, code, s.renderTask(ts[0]))
 }
 
 func (s *Server) taskCancel(w http.ResponseWriter, r *http.Request) error {
@@ -175,11 +194,11 @@ func (s *Server) taskCancel(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		if t.PulpID != "" {
 			// Finished already: Pulp answers 409 with the task as it is.
-			return rest.WriteOne(w, r, http.StatusConflict, s.renderTask(t))
+			return s.writeTask(w, r, http.StatusConflict, t)
 		}
 		return err
 	}
-	return rest.WriteOne(w, r, http.StatusOK, s.renderTask(t))
+	return s.writeTask(w, r, http.StatusOK, t)
 }
 
 func (s *Server) taskDelete(w http.ResponseWriter, r *http.Request) error {

@@ -87,7 +87,7 @@ func ArtifactIDsBySHA256(ctx context.Context, q Querier, digests []string) (map[
 		for i, d := range part {
 			args[i] = d
 		}
-		err := scanRows(ctx, q, "SELECT sha256, id FROM artifacts WHERE sha256 IN "+placeholders(len(part)), args, func(r *sql.Rows) error {
+		err := scanRows(ctx, q, "SELECT sha256, id FROM artifacts WHERE sha256 IN "+Placeholders(len(part)), args, func(r *sql.Rows) error {
 			var d string
 			var id int64
 			err := r.Scan(&d, &id)

@@ -126,7 +126,7 @@ func putContents(ctx context.Context, q Querier, in []NewUnit) ([]Content, []boo
 	}
 	found := make(map[unitKey]Content, len(in))
 	for typ, keys := range byType {
-		err := scanRows(ctx, q, "SELECT "+contentCols+" FROM contents c WHERE c.type = ? AND c.natural_key IN "+placeholders(len(keys)), append([]any{typ}, keys...),
+		err := scanRows(ctx, q, "SELECT "+contentCols+" FROM contents c WHERE c.type = ? AND c.natural_key IN "+Placeholders(len(keys)), append([]any{typ}, keys...),
 			func(r *sql.Rows) error {
 				c, err := scanContent(r)
 				found[unitKey{c.Type, c.NaturalKey}] = c
@@ -479,7 +479,7 @@ func inList(ids []int64) (string, []any) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	return placeholders(len(ids)), args
+	return Placeholders(len(ids)), args
 }
 
 // idValues is the rows of a VALUES list of ids, "(1), (2)", written inline: a planner
@@ -498,8 +498,8 @@ func idValues(ids []int64) string {
 	return string(b)
 }
 
-// placeholders is "(?, ?, …)" with n marks.
-func placeholders(n int) string {
+// Placeholders is "(?, ?, …)" with n marks.
+func Placeholders(n int) string {
 	return "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
 }
 

@@ -151,7 +151,7 @@ func TestCountsNotKeptAsStatements(t *testing.T) {
 	}
 	before := db.nRowStmts.Load()
 	for i := range 20 {
-		query := "SELECT count(*) FROM t WHERE n IN " + placeholders(i+1)
+		query := "SELECT count(*) FROM t WHERE n IN " + Placeholders(i+1)
 		args := make([]any, i+1)
 		for j := range args {
 			args[j] = int64(j)

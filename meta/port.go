@@ -31,7 +31,7 @@ func VersionUnits(ctx context.Context, q Querier, v VersionKey, after int64, lim
 	where, args := versionPage(v, after)
 	query := "SELECT " + contentCols + " FROM repository_content rc JOIN contents c ON c.id = rc.content_id WHERE " + where
 	if len(types) > 0 {
-		query += " AND c.type IN " + placeholders(len(types))
+		query += " AND c.type IN " + Placeholders(len(types))
 		for _, t := range types {
 			args = append(args, t)
 		}

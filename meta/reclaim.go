@@ -40,7 +40,7 @@ func ReclaimFiles(ctx context.Context, tx *Tx, rc Reclaim) (lost int64, digests 
 		return 0, nil, nil
 	}
 	repos := intList(rc.Repositories)
-	types := placeholders(len(rc.Types))
+	types := Placeholders(len(rc.Types))
 	args := make([]any, 0, len(rc.Types)+2*len(rc.Keep))
 	for _, t := range rc.Types {
 		args = append(args, t)

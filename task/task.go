@@ -50,6 +50,9 @@ type Task struct {
 	Progress         []ProgressReport
 	CreatedResources []string
 	CreatedBy        *int64 // the user who dispatched it
+	// Children are the pulp_ids of the tasks it dispatched, oldest first; filled by
+	// WithChildren only.
+	Children []string
 	// ProfileOptions are the profilers its dispatching request asked for
 	// (X-Task-Diagnostics); those the process enables run with it.
 	ProfileOptions []string
@@ -118,6 +121,33 @@ func GetByID(ctx context.Context, q meta.Querier, id int64) (Task, error) {
 // List selects a page of tasks (alias t), newest first by default.
 func List(ctx context.Context, q meta.Querier, l meta.List) ([]Task, int64, error) {
 	return meta.Page(ctx, q, cols, "tasks t", "t.id DESC", l, func(r *sql.Rows) (Task, error) { return scan(r) })
+}
+
+// WithChildren fills in the Children of tasks, in one query.
+func WithChildren(ctx context.Context, q meta.Querier, tasks []Task) error {
+	if len(tasks) == 0 {
+		return nil
+	}
+	at := make(map[int64]*Task, len(tasks))
+	args := make([]any, len(tasks))
+	for i := range tasks {
+		at[tasks[i].ID], args[i] = &tasks[i], tasks[i].ID
+	}
+	rows, err := q.Query(ctx, `SELECT parent_task_id, pulp_id FROM tasks WHERE parent_task_id IN `+meta.Placeholders(len(tasks))+` ORDER BY id`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var parent int64
+		var child string
+		if err := rows.Scan(&parent, &child); err != nil {
+			return err
+		}
+		t := at[parent]
+		t.Children = append(t.Children, child)
+	}
+	return rows.Err()
 }
 
 // Delete deletes a finished task.

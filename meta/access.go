@@ -501,7 +501,7 @@ func ForgetGrants(ctx context.Context, q Querier, table, where string, args ...a
 // each of its groups (CROSS JOIN: SQLite reads the user's groups first, not every
 // group's roles on every object).
 func Permissions(ctx context.Context, q Querier, userID int64, o Object) (map[string]bool, error) {
-	rows, err := q.Query(ctx, `SELECT rp.permission FROM user_roles x JOIN role_permissions rp ON rp.role_id = x.role_id
+	rows, err := QueryKept(ctx, q, `SELECT rp.permission FROM user_roles x JOIN role_permissions rp ON rp.role_id = x.role_id
 		WHERE x.user_id = ? AND x.object_type = ? AND x.object_id = ?
 		UNION SELECT rp.permission FROM group_users gu CROSS JOIN group_roles x JOIN role_permissions rp ON rp.role_id = x.role_id
 		WHERE x.group_id = gu.group_id AND gu.user_id = ? AND x.object_type = ? AND x.object_id = ?`, userID, o.Type, o.ID, userID, o.Type, o.ID)

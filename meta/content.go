@@ -482,6 +482,22 @@ func inList(ids []int64) (string, []any) {
 	return Placeholders(len(ids)), args
 }
 
+// paddedInList is inList with its length rounded up to a power of two (at least 8),
+// the last id repeated: a query's text then takes one of a few forms (8 below 500 ids),
+// which QueryKept can keep, whatever the page size. An IN list matches a repeated value
+// once.
+func paddedInList(ids []int64) (string, []any) {
+	n := 8
+	for n < len(ids) {
+		n *= 2
+	}
+	args := make([]any, n)
+	for i := range args {
+		args[i] = ids[min(i, len(ids)-1)]
+	}
+	return Placeholders(n), args
+}
+
 // idValues is the rows of a VALUES list of ids, "(1), (2)", written inline: a planner
 // sees how many there are and joins them to an index, where it may compare every row of
 // a table with an "IN (?, ?, …)" list. They are int64s, never text from a request.
@@ -546,8 +562,8 @@ func UnitArtifacts(ctx context.Context, q Querier, units []Content) ([]*Artifact
 func ArtifactsOf(ctx context.Context, q Querier, contentIDs []int64) (map[int64]Artifact, error) {
 	out := map[int64]Artifact{}
 	err := chunks(contentIDs, func(part []int64) error {
-		in, args := inList(part)
-		rows, err := q.Query(ctx, `SELECT ca.content_id, `+artifactCols+` FROM content_artifacts ca JOIN artifacts a ON a.id = ca.artifact_id
+		in, args := paddedInList(part)
+		rows, err := QueryKept(ctx, q, `SELECT ca.content_id, `+artifactCols+` FROM content_artifacts ca JOIN artifacts a ON a.id = ca.artifact_id
 			WHERE ca.content_id IN `+in+` ORDER BY ca.content_id, ca.relative_path`, args...)
 		if err != nil {
 			return err

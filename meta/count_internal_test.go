@@ -141,11 +141,7 @@ func TestUnnarrowed(t *testing.T) {
 // store's kept statements (maxRowStmts), in the cache or not.
 func TestCountsNotKeptAsStatements(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "pith.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTest(t)
 	if _, err := db.Exec(ctx, `CREATE TABLE t (n BIGINT)`); err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,7 @@ type DB struct {
 	// running an indexed lookup). pgx caches statements per connection by itself.
 	rowStmts  sync.Map // query → *sql.Stmt
 	nRowStmts atomic.Int32
+	listStmts listStmts    // SQLite: list pages' statements, the latest kept
 	keys      *secret.Keys // seal and open secrets; nil: none can be stored
 	counts    *counts      // list counts kept while nothing is committed
 }
@@ -236,6 +237,19 @@ func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, erro
 // Query runs a query.
 func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	return db.sql.QueryContext(ctx, db.dialect.Rebind(q), args...)
+}
+
+// QueryKept runs a query of the store's own whose text does not vary with its input
+// (no filter of a request, no list of varying length) through q, keeping the statement
+// as QueryRow keeps its lookups when q is the DB on SQLite. Preparing is most of a short
+// query's cost there: the permissions a request reads took 0.13 ms to prepare.
+func QueryKept(ctx context.Context, q Querier, text string, args ...any) (*sql.Rows, error) {
+	if db, ok := q.(*DB); ok && db.dialect == SQLite {
+		if s := db.rowStmt(ctx, text); s != nil {
+			return s.QueryContext(ctx, args...)
+		}
+	}
+	return q.Query(ctx, text, args...)
 }
 
 // QueryRow runs a query expected to return at most one row; on SQLite the statement

@@ -221,7 +221,7 @@ func count(ctx context.Context, q Querier, query string, args []any) (int64, err
 }
 
 func pageRows[T any](ctx context.Context, q Querier, query, from string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
-	rows, err := q.Query(ctx, query, args...)
+	rows, err := queryList(ctx, q, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", from, err)
 	}

@@ -3,7 +3,6 @@ package meta
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 )
 
@@ -12,16 +11,12 @@ import (
 // every statement past the bound still runs, in the transaction.
 func TestTxStmtsBounded(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "pith.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTest(t)
 	if _, err := db.Exec(ctx, `CREATE TABLE t (n INTEGER)`); err != nil {
 		t.Fatal(err)
 	}
 	const n = 3 * maxTxStmts
-	err = db.Tx(ctx, func(tx *Tx) error {
+	err := db.Tx(ctx, func(tx *Tx) error {
 		for i := range n {
 			if _, err := tx.Exec(ctx, fmt.Sprintf(`INSERT INTO t (n) VALUES (%d)`, i)); err != nil {
 				return err

@@ -154,7 +154,7 @@ func TestExportResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := meta.CreateExport(ctx, e.DB, meta.Export{ExporterID: row.ID, Attrs: json.RawMessage(`{"params":{"full":true},"exported_resources":["/r/"],"toc_info":{"file":"t"}}`)})
+	ex, err := meta.CreateExport(ctx, e.DB, meta.Export{Owner: row.ID, Attrs: json.RawMessage(`{"params":{"full":true},"exported_resources":["/r/"],"toc_info":{"file":"t"}}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

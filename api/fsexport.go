@@ -94,7 +94,7 @@ func (c *crud) fsExport(ctx context.Context, r *task.Run) error {
 	if err != nil {
 		return err
 	}
-	e, err := meta.CreateExport(ctx, db, meta.Export{ExporterID: x.ID, Task: &r.Task.PulpID, Attrs: attrs})
+	e, err := meta.CreateExport(ctx, db, meta.Export{Owner: x.ID, Task: &r.Task.PulpID, Attrs: attrs})
 	if err != nil {
 		return err
 	}

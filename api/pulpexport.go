@@ -147,7 +147,7 @@ func (c *crud) pulpExport(ctx context.Context, r *task.Run) error {
 		st.Versions = append(st.Versions, v.repo.PulpID+"/"+strconv.FormatInt(v.n, 10))
 	}
 	attrs, _ := json.Marshal(st)
-	e, err := meta.CreateExport(ctx, db, meta.Export{ExporterID: x.ID, Task: &taskID, Attrs: attrs})
+	e, err := meta.CreateExport(ctx, db, meta.Export{Owner: x.ID, Task: &taskID, Attrs: attrs})
 	if err != nil {
 		return err
 	}

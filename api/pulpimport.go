@@ -77,7 +77,7 @@ func (c *crud) pulpImport(ctx context.Context, r *task.Run) error {
 	}
 	params, _ := json.Marshal(map[string]any{"params": map[string]string{"path": a.Path}})
 	taskID := r.Task.PulpID
-	m, err := meta.CreateImport(ctx, db, meta.Import{ImporterID: x.ID, Task: &taskID, Attrs: params})
+	m, err := meta.CreateImport(ctx, db, meta.Import{Owner: x.ID, Task: &taskID, Attrs: params})
 	if err != nil {
 		return err
 	}

@@ -144,59 +144,90 @@ func DeleteExporter(ctx context.Context, q Querier, id int64) error {
 	return err
 }
 
-// Export is one run of an exporter. Attrs hold what Pulp shows of it (params,
-// exported_resources, output_file_info, toc_info) by Pulp's names.
-type Export struct {
-	ID         int64
-	PulpID     string
-	ExporterID int64
-	Task       *string
-	Attrs      json.RawMessage
-	Created    int64
-	Updated    int64
+// Run is one run of an exporter (an Export) or of an importer (an Import). Attrs hold
+// what Pulp shows of it, by Pulp's names: an export's params, exported_resources,
+// output_file_info and toc_info; an import's params.
+type Run struct {
+	ID      int64
+	PulpID  string
+	Owner   int64 // the exporter's or importer's id
+	Task    *string
+	Attrs   json.RawMessage
+	Created int64
+	Updated int64
 }
 
-const exportCols = "e.id, e.pulp_id, e.exporter_id, e.task, e.attrs, e.created, e.updated"
+// Export is a run of an exporter; Import a run of an importer.
+type (
+	Export = Run
+	Import = Run
+)
 
-func scanExport(r interface{ Scan(...any) error }) (Export, error) {
-	var e Export
+// runs are the table of one kind of runs: its alias in lists and its owner column.
+type runs struct{ table, alias, owner, what string }
+
+var (
+	exportRuns = runs{"exports", "e", "exporter_id", "export"}
+	importRuns = runs{"imports", "m", "importer_id", "import"}
+)
+
+func (k runs) cols() string {
+	a := k.alias + "."
+	return a + "id, " + a + "pulp_id, " + a + k.owner + ", " + a + "task, " + a + "attrs, " + a + "created, " + a + "updated"
+}
+
+func scanRun(r interface{ Scan(...any) error }) (Run, error) {
+	var m Run
 	var attrs string
-	err := r.Scan(&e.ID, &e.PulpID, &e.ExporterID, &e.Task, &attrs, &e.Created, &e.Updated)
-	e.Attrs = json.RawMessage(attrs)
-	return e, err
+	err := r.Scan(&m.ID, &m.PulpID, &m.Owner, &m.Task, &attrs, &m.Created, &m.Updated)
+	m.Attrs = json.RawMessage(attrs)
+	return m, err
 }
 
-// CreateExport inserts an export of an exporter.
-func CreateExport(ctx context.Context, q Querier, e Export) (Export, error) {
+func (k runs) create(ctx context.Context, q Querier, m Run) (Run, error) {
 	now := Now()
-	if e.PulpID == "" {
-		e.PulpID = NewID()
+	if m.PulpID == "" {
+		m.PulpID = NewID()
 	}
-	err := q.QueryRow(ctx, `INSERT INTO exports (pulp_id, exporter_id, task, attrs, created, updated) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-		e.PulpID, e.ExporterID, e.Task, rawText(e.Attrs), now, now).Scan(&e.ID)
+	err := q.QueryRow(ctx, `INSERT INTO `+k.table+` (pulp_id, `+k.owner+`, task, attrs, created, updated) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+		m.PulpID, m.Owner, m.Task, rawText(m.Attrs), now, now).Scan(&m.ID)
 	if err != nil {
-		return Export{}, fmt.Errorf("insert export of exporter %d: %w", e.ExporterID, err)
+		return Run{}, fmt.Errorf("insert %s of %s %d: %w", k.what, k.owner[:len(k.owner)-3], m.Owner, err)
 	}
-	e.Created, e.Updated = now, now
-	return e, nil
+	m.Created, m.Updated = now, now
+	return m, nil
+}
+
+func (k runs) byPulpID(ctx context.Context, q Querier, owner int64, id string) (Run, error) {
+	m, err := scanRun(q.QueryRow(ctx, "SELECT "+k.cols()+" FROM "+k.table+" "+k.alias+" WHERE "+k.alias+"."+k.owner+" = ? AND "+k.alias+".pulp_id = ?", owner, id))
+	return m, noRows(err, k.what, id)
+}
+
+func (k runs) list(ctx context.Context, q Querier, l List) ([]Run, int64, error) {
+	a := k.alias
+	return Page(ctx, q, k.cols(), k.table+" "+a, a+".created DESC, "+a+".id DESC", l, func(r *sql.Rows) (Run, error) { return scanRun(r) })
+}
+
+// CreateExport inserts an export of an exporter (Owner).
+func CreateExport(ctx context.Context, q Querier, e Export) (Export, error) {
+	return exportRuns.create(ctx, q, e)
 }
 
 // ExportByPulpID finds an export of an exporter by its href UUID.
 func ExportByPulpID(ctx context.Context, q Querier, exporterID int64, id string) (Export, error) {
-	e, err := scanExport(q.QueryRow(ctx, "SELECT "+exportCols+" FROM exports e WHERE e.exporter_id = ? AND e.pulp_id = ?", exporterID, id))
-	return e, noRows(err, "export", id)
+	return exportRuns.byPulpID(ctx, q, exporterID, id)
 }
 
 // ExportByID finds an export by its row id.
 func ExportByID(ctx context.Context, q Querier, id int64) (Export, error) {
-	e, err := scanExport(q.QueryRow(ctx, "SELECT "+exportCols+" FROM exports e WHERE e.id = ?", id))
+	e, err := scanRun(q.QueryRow(ctx, "SELECT "+exportRuns.cols()+" FROM exports e WHERE e.id = ?", id))
 	return e, noRows(err, "export", fmt.Sprint(id))
 }
 
 // ListExports selects a page of exports (alias e; the caller narrows the exporter),
 // newest first by default.
 func ListExports(ctx context.Context, q Querier, l List) ([]Export, int64, error) {
-	return Page(ctx, q, exportCols, "exports e", "e.created DESC, e.id DESC", l, func(r *sql.Rows) (Export, error) { return scanExport(r) })
+	return exportRuns.list(ctx, q, l)
 }
 
 // FinishExport writes what an export wrote and makes it its exporter's last export.
@@ -204,7 +235,7 @@ func FinishExport(ctx context.Context, q Querier, e Export) error {
 	if _, err := q.Exec(ctx, `UPDATE exports SET attrs = ?, updated = ? WHERE id = ?`, rawText(e.Attrs), Now(), e.ID); err != nil {
 		return err
 	}
-	_, err := q.Exec(ctx, `UPDATE exporters SET last_export = ? WHERE id = ?`, e.ID, e.ExporterID)
+	_, err := q.Exec(ctx, `UPDATE exporters SET last_export = ? WHERE id = ?`, e.ID, e.Owner)
 	return err
 }
 
@@ -334,52 +365,20 @@ func DeleteImporter(ctx context.Context, q Querier, id int64) error {
 	return err
 }
 
-// Import is one run of an importer; Attrs hold its params by Pulp's names.
-type Import struct {
-	ID         int64
-	PulpID     string
-	ImporterID int64
-	Task       *string
-	Attrs      json.RawMessage
-	Created    int64
-	Updated    int64
-}
-
-const importCols = "m.id, m.pulp_id, m.importer_id, m.task, m.attrs, m.created, m.updated"
-
-func scanImport(r interface{ Scan(...any) error }) (Import, error) {
-	var m Import
-	var attrs string
-	err := r.Scan(&m.ID, &m.PulpID, &m.ImporterID, &m.Task, &attrs, &m.Created, &m.Updated)
-	m.Attrs = json.RawMessage(attrs)
-	return m, err
-}
-
-// CreateImport inserts an import of an importer.
+// CreateImport inserts an import of an importer (Owner).
 func CreateImport(ctx context.Context, q Querier, m Import) (Import, error) {
-	now := Now()
-	if m.PulpID == "" {
-		m.PulpID = NewID()
-	}
-	err := q.QueryRow(ctx, `INSERT INTO imports (pulp_id, importer_id, task, attrs, created, updated) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-		m.PulpID, m.ImporterID, m.Task, rawText(m.Attrs), now, now).Scan(&m.ID)
-	if err != nil {
-		return Import{}, fmt.Errorf("insert import of importer %d: %w", m.ImporterID, err)
-	}
-	m.Created, m.Updated = now, now
-	return m, nil
+	return importRuns.create(ctx, q, m)
 }
 
 // ImportByPulpID finds an import of an importer by its href UUID.
 func ImportByPulpID(ctx context.Context, q Querier, importerID int64, id string) (Import, error) {
-	m, err := scanImport(q.QueryRow(ctx, "SELECT "+importCols+" FROM imports m WHERE m.importer_id = ? AND m.pulp_id = ?", importerID, id))
-	return m, noRows(err, "import", id)
+	return importRuns.byPulpID(ctx, q, importerID, id)
 }
 
 // ListImports selects a page of imports (alias m; the caller narrows the importer),
 // newest first by default.
 func ListImports(ctx context.Context, q Querier, l List) ([]Import, int64, error) {
-	return Page(ctx, q, importCols, "imports m", "m.created DESC, m.id DESC", l, func(r *sql.Rows) (Import, error) { return scanImport(r) })
+	return importRuns.list(ctx, q, l)
 }
 
 // DeleteImport deletes an import's row.

@@ -73,7 +73,7 @@ func (tr *tour) export(kind string) string {
 	}
 	attrs, _ := json.Marshal(map[string]any{"params": map[string]any{}, "exported_resources": []string{}, "output_file_info": map[string]any{},
 		"toc_info": map[string]any{}})
-	ex, err := meta.CreateExport(ctx, tr.e.DB, meta.Export{ExporterID: x.ID, Attrs: attrs})
+	ex, err := meta.CreateExport(ctx, tr.e.DB, meta.Export{Owner: x.ID, Attrs: attrs})
 	if err != nil {
 		tr.e.T.Fatal(err)
 	}

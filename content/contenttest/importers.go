@@ -30,7 +30,7 @@ func (tr *tour) importRow() string {
 	}
 	attrs, _ := json.Marshal(map[string]any{"params": map[string]any{"path": "/nowhere.tar"}})
 	t, _ := href.Parse(tr.first(href.Root + "tasks/?state=completed")) // an import's task always names one
-	m, err := meta.CreateImport(ctx, tr.e.DB, meta.Import{ImporterID: x.ID, Task: &t.ID, Attrs: attrs})
+	m, err := meta.CreateImport(ctx, tr.e.DB, meta.Import{Owner: x.ID, Task: &t.ID, Attrs: attrs})
 	if err != nil {
 		tr.e.T.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package download
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -32,7 +33,7 @@ func (d *Downloader) Fetch(ctx context.Context, u string, want Expect, newSink f
 		defer t.release()
 		actx, cancel := d.attemptContext(ctx)
 		defer cancel()
-		resp, err := d.request(actx, u, t)
+		resp, err := d.request(actx, u, t, Request{})
 		if err != nil {
 			return err
 		}
@@ -63,8 +64,41 @@ func (d *Downloader) Fetch(ctx context.Context, u string, want Expect, newSink f
 // sock_read_timeout; it holds a concurrency slot until closed, so the caller must
 // close it.
 func (d *Downloader) Get(ctx context.Context, u string) (*http.Response, error) {
-	resp, _, err := d.open(ctx, u, nil)
+	resp, _, err := d.open(ctx, u, nil, Request{})
 	return resp, err
+}
+
+// Request is what a request sends besides a GET of its URL: a Git LFS batch request is a
+// POST with a body, and a Git LFS object is fetched with the headers its batch answer
+// gives.
+type Request struct {
+	Method      string // "" is GET
+	Body        []byte
+	ContentType string
+	Accept      string
+	// Header is sent to the URL whatever its host (the remote's own headers and
+	// credentials go to its host only), after the remote's headers.
+	Header map[string]string
+}
+
+// Do sends rq to u as Get sends a GET: retried as the remote says (a POST too: the
+// requests Do is for, such as a Git LFS batch, are idempotent), a 200 response.
+func (d *Downloader) Do(ctx context.Context, u string, rq Request) (*http.Response, error) {
+	resp, _, err := d.open(ctx, u, nil, rq)
+	return resp, err
+}
+
+// OpenRequest is Open with rq sent.
+func (d *Downloader) OpenRequest(ctx context.Context, u string, rq Request, want Expect) (io.ReadCloser, int64, error) {
+	want, err := normalize(want)
+	if err != nil {
+		return nil, -1, &Error{URL: u, Err: err}
+	}
+	resp, _, err := d.open(ctx, u, &want, rq)
+	if err != nil {
+		return nil, -1, err
+	}
+	return resp.Body, resp.ContentLength, nil
 }
 
 // Open starts a download whose body verifies size and sha256 as it streams: a mismatch
@@ -74,20 +108,12 @@ func (d *Downloader) Get(ctx context.Context, u string) (*http.Response, error) 
 // bytes already handed out cannot be taken back. The body holds a concurrency slot
 // until closed.
 func (d *Downloader) Open(ctx context.Context, u string, want Expect) (io.ReadCloser, int64, error) {
-	want, err := normalize(want)
-	if err != nil {
-		return nil, -1, &Error{URL: u, Err: err}
-	}
-	resp, _, err := d.open(ctx, u, &want)
-	if err != nil {
-		return nil, -1, err
-	}
-	return resp.Body, resp.ContentLength, nil
+	return d.OpenRequest(ctx, u, Request{}, want)
 }
 
 // open sends the request with retries and wraps the body: watchdog, verifier when want
 // is set, errors as *Error, and slot release and cancel on Close.
-func (d *Downloader) open(ctx context.Context, u string, want *Expect) (*http.Response, int, error) {
+func (d *Downloader) open(ctx context.Context, u string, want *Expect, rq Request) (*http.Response, int, error) {
 	var resp *http.Response
 	var release func()
 	var cancel context.CancelFunc
@@ -98,7 +124,7 @@ func (d *Downloader) open(ctx context.Context, u string, want *Expect) (*http.Re
 		}
 		rel := t.release
 		actx, cnl := d.attemptContext(ctx)
-		r, err := d.request(actx, u, t)
+		r, err := d.request(actx, u, t, rq)
 		if err == nil && want != nil && want.Size >= 0 && r.ContentLength >= 0 && r.ContentLength != want.Size {
 			// Fail before any byte is handed out: a client gets an error, not a cut body.
 			r.Body.Close()
@@ -129,13 +155,13 @@ func (d *Downloader) open(ctx context.Context, u string, want *Expect) (*http.Re
 // to a request with a bearer token obtained from AuthURL, or a 401 or 403 to one with a
 // ULN session key, is sent once more with a new one, outside the retry policy: the
 // token or key expired, the request was fine.
-func (d *Downloader) request(ctx context.Context, u string, t *ticket) (*http.Response, error) {
-	resp, auth, err := d.send(ctx, u)
+func (d *Downloader) request(ctx context.Context, u string, t *ticket, rq Request) (*http.Response, error) {
+	resp, auth, err := d.send(ctx, u, rq)
 	if err == nil && auth != "" && d.refused(resp.StatusCode) {
 		io.CopyN(io.Discard, resp.Body, 4<<10)
 		resp.Body.Close()
 		d.cred.expire(auth)
-		resp, _, err = d.send(ctx, u)
+		resp, _, err = d.send(ctx, u, rq)
 	}
 	if err != nil {
 		return nil, err
@@ -157,9 +183,9 @@ func (d *Downloader) request(ctx context.Context, u string, t *ticket) (*http.Re
 	return nil, se
 }
 
-// send sends one GET with the remote's headers and credentials when u is on its host,
-// and returns the Authorization it sent.
-func (d *Downloader) send(ctx context.Context, u string) (*http.Response, string, error) {
+// send sends one request (a GET unless rq says otherwise) with the remote's headers and
+// credentials when u is on its host, and returns the Authorization it sent.
+func (d *Downloader) send(ctx context.Context, u string, rq Request) (*http.Response, string, error) {
 	if d.limiter != nil {
 		if err := d.limiter.wait(ctx); err != nil {
 			return nil, "", err
@@ -172,11 +198,24 @@ func (d *Downloader) send(ctx context.Context, u string) (*http.Response, string
 			return nil, "", err
 		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	method, body := http.MethodGet, io.Reader(nil)
+	if rq.Method != "" {
+		method = rq.Method
+	}
+	if rq.Body != nil {
+		body = bytes.NewReader(rq.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
 		return nil, "", fmt.Errorf("bad request: %w", err)
 	}
 	req.Header.Set("User-Agent", "pith")
+	if rq.ContentType != "" {
+		req.Header.Set("Content-Type", rq.ContentType)
+	}
+	if rq.Accept != "" {
+		req.Header.Set("Accept", rq.Accept)
+	}
 	auth := ""
 	if d.ownHost(req.URL, req.URL) {
 		for k, v := range d.cfg.Headers {
@@ -202,6 +241,9 @@ func (d *Downloader) send(ctx context.Context, u string) (*http.Response, string
 		case d.cfg.Username != "" || d.cfg.Password != "":
 			req.SetBasicAuth(d.cfg.Username, d.cfg.Password)
 		}
+	}
+	for k, v := range rq.Header {
+		req.Header.Set(k, v)
 	}
 	resp, err := d.client.Do(req)
 	if err != nil {

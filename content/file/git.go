@@ -1,6 +1,7 @@
 package file
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"pith/content"
 	"pith/content/gitsource"
 	"pith/meta"
+	"pith/secret"
 	"pith/task"
 )
 
@@ -65,16 +67,23 @@ func (p *Plugin) syncGit(ctx context.Context, r *task.Run, repo meta.Repository,
 	pc.Finish(nil)
 
 	pt := r.Progress("sync.git.parsing_tree", "Parsing Git tree", -1)
-	entries, err := p.storeTree(ctx, co.Dir, func() { pt.Add(1) })
+	var ptrs lfsPointers
+	entries, err := p.storeTree(ctx, co.Dir, &ptrs, func() { pt.Add(1) })
+	if err == nil {
+		var lfs []*entryResult
+		lfs, err = p.resolveLFS(ctx, remote, cfg, &ptrs, p.GitLimits.Or(gitsource.DefaultLimits()).Checkout, func() { pt.Add(1) })
+		entries = append(entries, lfs...)
+	}
 	pt.Finish(err)
 	if err != nil {
-		return fmt.Errorf("remote %q: git %s at %s: %w", remote.Name, remote.URL, co.Commit, err)
+		return fmt.Errorf("remote %q: git %s at %s: %w", remote.Name, secret.Redact(remote.URL), co.Commit, err)
 	}
 	return p.saveSync(ctx, r, repo, remote, entries, mirror, nil)
 }
 
-// storeTree stores every file and link of a checkout; each is an entry at its path.
-func (p *Plugin) storeTree(ctx context.Context, dir string, stored func()) ([]*entryResult, error) {
+// storeTree stores every file and link of a checkout; each is an entry at its path. A
+// small file that is a Git LFS pointer is recorded in ptrs instead.
+func (p *Plugin) storeTree(ctx context.Context, dir string, ptrs *lfsPointers, stored func()) ([]*entryResult, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
@@ -103,6 +112,16 @@ func (p *Plugin) storeTree(ctx context.Context, dir string, stored func()) ([]*e
 			}
 			defer f.Close()
 			src = f
+			if info, err := f.Stat(); err == nil && info.Size() < maxLFSPointer {
+				small, err := io.ReadAll(f)
+				if err != nil {
+					return err
+				}
+				if ptrs.add(path, small) {
+					return nil
+				}
+				src = bytes.NewReader(small)
+			}
 		default:
 			return nil
 		}

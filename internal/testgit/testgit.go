@@ -3,6 +3,7 @@
 package testgit
 
 import (
+	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
 	"os"
@@ -22,6 +23,13 @@ func Serve(t testing.TB, files map[string]string) string {
 
 // Publish is Serve that also returns the commit.
 func Publish(t testing.TB, files map[string]string) (url, commit string) {
+	t.Helper()
+	return PublishLFS(t, files, nil)
+}
+
+// PublishLFS is Publish with lfs (when not nil) answering the repository's Git LFS API,
+// every request below <url>/info/lfs/.
+func PublishLFS(t testing.TB, files map[string]string, lfs http.Handler) (url, commit string) {
 	t.Helper()
 	backend := Backend(t)
 	work, root := t.TempDir(), t.TempDir()
@@ -44,8 +52,15 @@ func Publish(t testing.TB, files map[string]string) (url, commit string) {
 	Git(t, work, "add", "-A")
 	Git(t, work, "commit", "-q", "-m", "c")
 	Git(t, root, "clone", "-q", "--bare", work, "coll.git")
-	srv := httptest.NewServer(&cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}})
+	var h http.Handler = &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}}
+	if lfs != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/", h)
+		mux.Handle("/coll.git/info/lfs/", lfs)
+		h = mux
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL + "/coll.git", Git(t, work, "rev-parse", "HEAD")
 }

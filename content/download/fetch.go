@@ -64,18 +64,15 @@ func (d *Downloader) Fetch(ctx context.Context, u string, want Expect, newSink f
 // sock_read_timeout; it holds a concurrency slot until closed, so the caller must
 // close it.
 func (d *Downloader) Get(ctx context.Context, u string) (*http.Response, error) {
-	resp, _, err := d.open(ctx, u, nil, Request{})
-	return resp, err
+	return d.Do(ctx, u, Request{})
 }
 
 // Request is what a request sends besides a GET of its URL: a Git LFS batch request is a
 // POST with a body, and a Git LFS object is fetched with the headers its batch answer
 // gives.
 type Request struct {
-	Method      string // "" is GET
-	Body        []byte
-	ContentType string
-	Accept      string
+	Method string // "" is GET
+	Body   []byte
 	// Header is sent to the URL whatever its host (the remote's own headers and
 	// credentials go to its host only), after the remote's headers.
 	Header map[string]string
@@ -210,12 +207,6 @@ func (d *Downloader) send(ctx context.Context, u string, rq Request) (*http.Resp
 		return nil, "", fmt.Errorf("bad request: %w", err)
 	}
 	req.Header.Set("User-Agent", "pith")
-	if rq.ContentType != "" {
-		req.Header.Set("Content-Type", rq.ContentType)
-	}
-	if rq.Accept != "" {
-		req.Header.Set("Accept", rq.Accept)
-	}
 	auth := ""
 	if d.ownHost(req.URL, req.URL) {
 		for k, v := range d.cfg.Headers {

@@ -71,7 +71,7 @@ func (p *Plugin) syncGit(ctx context.Context, r *task.Run, repo meta.Repository,
 	entries, err := p.storeTree(ctx, co.Dir, &ptrs, func() { pt.Add(1) })
 	if err == nil {
 		var lfs []*entryResult
-		lfs, err = p.resolveLFS(ctx, remote, cfg, &ptrs, p.GitLimits.Or(gitsource.DefaultLimits()).Checkout, func() { pt.Add(1) })
+		lfs, err = p.resolveLFS(ctx, remote, &ptrs, p.GitLimits.Or(gitsource.DefaultLimits()).Checkout, func() { pt.Add(1) })
 		entries = append(entries, lfs...)
 	}
 	pt.Finish(err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -110,7 +109,7 @@ type lfsAnswer struct {
 
 // resolveLFS stores the objects of the tree's pointers, budget bytes at most, and
 // returns an entry for each path that pointed at one.
-func (p *Plugin) resolveLFS(ctx context.Context, remote meta.Remote, cfg download.Config, ptrs *lfsPointers, budget int64, stored func()) ([]*entryResult, error) {
+func (p *Plugin) resolveLFS(ctx context.Context, remote meta.Remote, ptrs *lfsPointers, budget int64, stored func()) ([]*entryResult, error) {
 	if len(ptrs.objects) == 0 {
 		return nil, nil
 	}
@@ -119,8 +118,7 @@ func (p *Plugin) resolveLFS(ctx context.Context, remote meta.Remote, cfg downloa
 			return nil, fmt.Errorf("Git LFS: the objects the tree points at are more than its bound of bytes (at %s)", o.paths[0])
 		}
 	}
-	cfg.URL = remote.URL
-	d, err := download.New(cfg)
+	d, err := content.Downloader(remote)
 	if err != nil {
 		return nil, err
 	}
@@ -132,13 +130,13 @@ func (p *Plugin) resolveLFS(ctx context.Context, remote meta.Remote, cfg downloa
 		if err != nil {
 			return nil, err
 		}
-		for i, o := range part {
-			art, err := p.lfsObject(ctx, d, o, hrefs[i])
+		for _, o := range part {
+			art, err := p.lfsObject(ctx, d, o, hrefs[o.oid])
 			if err != nil {
 				return nil, fmt.Errorf("Git LFS object of %s: %w", o.paths[0], err)
 			}
 			for _, path := range o.paths {
-				out = append(out, &entryResult{Entry: Entry{RelativePath: path, Digest: o.oid, Size: o.size}, artifact: &art})
+				out = append(out, &entryResult{Entry: Entry{RelativePath: path, Digest: o.oid, Size: o.size}, artifact: art})
 				stored()
 			}
 		}
@@ -153,8 +151,8 @@ type lfsDownload struct {
 }
 
 // lfsHrefs asks the batch API for the objects and returns where each is downloaded
-// from, in order.
-func (p *Plugin) lfsHrefs(ctx context.Context, d *download.Downloader, batch string, objs []*lfsObject) ([]lfsDownload, error) {
+// from, by sha256.
+func (p *Plugin) lfsHrefs(ctx context.Context, d *download.Downloader, batch string, objs []*lfsObject) (map[string]lfsDownload, error) {
 	type ref struct {
 		OID  string `json:"oid"`
 		Size int64  `json:"size"`
@@ -167,8 +165,12 @@ func (p *Plugin) lfsHrefs(ctx context.Context, d *download.Downloader, batch str
 	for _, o := range objs {
 		req.Objects = append(req.Objects, ref{o.oid, o.size})
 	}
+	asked := map[string]*lfsObject{}
+	for _, o := range objs {
+		asked[o.oid] = o
+	}
 	body, _ := json.Marshal(req)
-	resp, err := d.Do(ctx, batch, download.Request{Method: "POST", Body: body, ContentType: lfsMediaType, Accept: lfsMediaType})
+	resp, err := d.Do(ctx, batch, download.Request{Method: "POST", Body: body, Header: map[string]string{"Content-Type": lfsMediaType, "Accept": lfsMediaType}})
 	if err != nil {
 		return nil, fmt.Errorf("Git LFS batch request to %s: %w", secret.Redact(batch), err)
 	}
@@ -186,7 +188,7 @@ func (p *Plugin) lfsHrefs(ctx context.Context, d *download.Downloader, batch str
 	}
 	got := map[string]lfsDownload{}
 	for _, x := range a.Objects {
-		o := findObject(objs, x.OID)
+		o := asked[x.OID]
 		switch {
 		case o == nil:
 			continue // not asked for
@@ -201,39 +203,24 @@ func (p *Plugin) lfsHrefs(ctx context.Context, d *download.Downloader, batch str
 		}
 		got[x.OID] = lfsDownload{href: x.Actions.Download.Href, header: x.Actions.Download.Header}
 	}
-	out := make([]lfsDownload, len(objs))
-	for i, o := range objs {
-		dl, ok := got[o.oid]
-		if !ok {
+	for _, o := range objs {
+		if _, ok := got[o.oid]; !ok {
 			return nil, fmt.Errorf("Failed to resolve LFS blob '%s': the LFS server's answer leaves out its object %s", o.paths[0], o.oid)
 		}
-		out[i] = dl
 	}
-	return out, nil
-}
-
-func findObject(objs []*lfsObject, oid string) *lfsObject {
-	for _, o := range objs {
-		if o.oid == oid {
-			return o
-		}
-	}
-	return nil
+	return got, nil
 }
 
 // lfsObject stores an object (or finds it stored), verified against its pointer.
-func (p *Plugin) lfsObject(ctx context.Context, d *download.Downloader, o *lfsObject, dl lfsDownload) (meta.Artifact, error) {
-	if art, err := meta.ArtifactBySHA256(ctx, p.core.DB, o.oid); err == nil {
-		if _, err := p.core.Store.Stat(ctx, o.oid); err == nil {
-			return art, nil
-		}
-	} else if !errors.Is(err, meta.ErrNotFound) {
-		return meta.Artifact{}, err
+func (p *Plugin) lfsObject(ctx context.Context, d *download.Downloader, o *lfsObject, dl lfsDownload) (*meta.Artifact, error) {
+	if art, err := p.stored(ctx, o.oid); art != nil || err != nil {
+		return art, err
 	}
 	body, _, err := d.OpenRequest(ctx, dl.href, download.Request{Header: dl.header}, download.Expect{Size: o.size, SHA256: o.oid})
 	if err != nil {
-		return meta.Artifact{}, err
+		return nil, err
 	}
 	defer body.Close()
-	return content.StoreFrom(ctx, p.core.Store, body, o.oid)
+	art, err := content.StoreFrom(ctx, p.core.Store, body, o.oid)
+	return &art, err
 }

@@ -74,11 +74,8 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 
 	// 3. Files: reuse stored artifacts; download the rest when the policy is immediate.
 	for _, e := range entries {
-		if art, err := meta.ArtifactBySHA256(ctx, p.core.DB, e.Digest); err == nil {
-			if _, serr := p.core.Store.Stat(ctx, e.Digest); serr == nil {
-				e.artifact = &art
-			}
-		} else if !errors.Is(err, meta.ErrNotFound) {
+		var err error
+		if e.artifact, err = p.stored(ctx, e.Digest); err != nil {
 			return err
 		}
 	}
@@ -90,6 +87,20 @@ func (p *Plugin) runSync(ctx context.Context, r *task.Run) error {
 
 	// 4. Units, artifacts and the new version in one transaction.
 	return p.saveSync(ctx, r, repo, remote, entries, a.Mirror, &state)
+}
+
+// stored is the artifact of sha256 when its blob is stored; nil when not.
+func (p *Plugin) stored(ctx context.Context, sha256 string) (*meta.Artifact, error) {
+	art, err := meta.ArtifactBySHA256(ctx, p.core.DB, sha256)
+	if errors.Is(err, meta.ErrNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	if _, err := p.core.Store.Stat(ctx, sha256); err != nil {
+		return nil, nil
+	}
+	return &art, nil
 }
 
 // saveSync stores a sync's units, with their artifacts, and the new version in one

@@ -146,6 +146,7 @@ type caller struct {
 	objects map[meta.Object]map[string]bool
 	groups  []string
 	gotGrps bool
+	grants  *meta.Grants // read once per request (userGrants)
 	// decision is the one authorize took for the request (nil for none).
 	decision *decision
 }
@@ -172,13 +173,27 @@ func (c *caller) hasModelPerm(perm string) (bool, error) {
 		return false, nil
 	}
 	if c.global == nil {
-		g, err := meta.Permissions(c.ctx, c.s.db, c.subject.ID, meta.Object{})
+		g, err := c.userGrants()
 		if err != nil {
 			return false, err
 		}
-		c.global = g
+		if c.global, err = g.Permissions(c.ctx); err != nil {
+			return false, err
+		}
 	}
 	return c.global[perm], nil
+}
+
+// userGrants are what the caller's roles grant, read once per request.
+func (c *caller) userGrants() (*meta.Grants, error) {
+	if c.grants == nil {
+		g, err := meta.UserGrants(c.ctx, c.s.db, c.subject.ID)
+		if err != nil {
+			return nil, err
+		}
+		c.grants = g
+	}
+	return c.grants, nil
 }
 
 // hasObjectPerm: the caller holds perm on o itself.

@@ -93,6 +93,20 @@ func (s *Server) scopeCond(ctx context.Context, c *caller, sc scoping) (meta.Con
 				Narrow: true,
 			}, nil
 		}
+		// Kept as a set of repositories, each holding is checked from the index of
+		// holdings by unit alone, without its repository's row.
+		in, ok, err := s.visibleRepos(ctx, c, "rc.repository_id", repos)
+		switch {
+		case err != nil || (ok && in.Row == "1 = 0"):
+			return in, err
+		case ok:
+			return meta.Cond{
+				Row:    `EXISTS (SELECT 1 FROM repository_content rc WHERE rc.content_id = ` + sc.content + ` AND ` + in.Row + `)`,
+				Set:    sc.content + ` IN (SELECT rc.content_id FROM repository_content rc WHERE ` + in.Set + `)`,
+				Args:   in.Args,
+				Narrow: true,
+			}, nil
+		}
 		return meta.Cond{
 			Row: `EXISTS (SELECT 1 FROM repository_content rc JOIN repositories rr ON rr.id = rc.repository_id WHERE rc.content_id = ` + sc.content + ` AND ` +
 				repos.Row + `)`,
@@ -105,6 +119,10 @@ func (s *Server) scopeCond(ctx context.Context, c *caller, sc scoping) (meta.Con
 		repos, err := s.typedCond(ctx, c, "repositories", "rr.pulp_id", "rr.type")
 		if err != nil || repos.Row == "" || repos.Row == "1 = 0" {
 			return repos, err
+		}
+		if in, ok, err := s.visibleRepos(ctx, c, sc.repo, repos); ok || err != nil {
+			in.Narrow = false // as the subquery below: a version list is paged as any other
+			return in, err
 		}
 		return same(sc.repo+` IN (SELECT rr.id FROM repositories rr WHERE `+repos.Set+`)`, repos.Args), nil
 	case sc.group != "":
@@ -145,7 +163,21 @@ func (s *Server) objectCond(ctx context.Context, c *caller, viewset, idCol strin
 	if ok, err := c.hasModelPerm(perm); ok || err != nil {
 		return meta.Cond{}, err
 	}
-	return meta.Granted(ctx, s.db, idCol, c.subject.ID, s.env.ModelOf(viewset+"/"), perm)
+	g, err := c.userGrants()
+	if err != nil {
+		return meta.Cond{}, err
+	}
+	return g.Granted(ctx, idCol, s.env.ModelOf(viewset+"/"), perm)
+}
+
+// visibleRepos is repos (a typedCond of repositories, alias rr) as a condition on col, a
+// repository's row id, where the caller's grants keep it (meta.Grants.InRepositories).
+func (s *Server) visibleRepos(ctx context.Context, c *caller, col string, repos meta.Cond) (meta.Cond, bool, error) {
+	g, err := c.userGrants()
+	if err != nil {
+		return meta.Cond{}, false, err
+	}
+	return g.InRepositories(ctx, col, repos)
 }
 
 // typedCond is the condition of a list of every type under a collection

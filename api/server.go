@@ -229,7 +229,11 @@ func (s *Server) wrap(rt route) http.HandlerFunc {
 			err = rest.Status(ae.Status, "%s", ae.Detail)
 		}
 		if err == nil {
-			r = r.WithContext(rest.WithSubject(r.Context(), sub))
+			ctx := rest.WithSubject(r.Context(), sub)
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				ctx = meta.ReadsOnly(ctx) // one commit token for its counts and grants
+			}
+			r = r.WithContext(ctx)
 			if !rt.op.Anonymous {
 				var ctx context.Context
 				ctx, err = s.authorize(r, rt.guard)

@@ -536,9 +536,8 @@ type Cond struct {
 	Sparse string
 }
 
-// Granted is a condition for a List: col (a pulp_id column) names an object of type
-// objectType on which the user holds perm through a role of its own or of one of its
-// groups.
+// grantedSQL is Grants.Granted written in SQL: on PostgreSQL, and on SQLite for a set
+// too large to keep.
 //
 // It first asks which of the two ways give the user perm on any object of the type (two
 // index seeks): a user holding no such role gets "1 = 0", and the condition names only
@@ -552,7 +551,7 @@ type Cond struct {
 // and 1,000 tasks, the count of the repositories took 5.1 ms in the Row form and 3.8 ms
 // in the Set form, of the tasks 2.3 and 1.1 ms; a page of 100 repositories 0.3 ms in the
 // Row form (docs/benchmarks.md).
-func Granted(ctx context.Context, q Querier, col string, userID int64, objectType, perm string) (Cond, error) {
+func grantedSQL(ctx context.Context, q Querier, col string, userID int64, objectType, perm string) (Cond, error) {
 	const roles = `x.role_id IN (SELECT rp.role_id FROM role_permissions rp WHERE rp.permission = ?)`
 	var own, group bool
 	err := q.QueryRow(ctx, `SELECT

@@ -62,8 +62,33 @@ func newCounts(db *DB) (*counts, error) {
 	return c, nil
 }
 
-// token is the database's commit token now.
+// ReadsOnly marks ctx as a request's that writes nothing from here on (an API GET):
+// the commit token its counts and its grants (UserGrants) are kept by is read once, at
+// the first of them, for all. Each still reads its data after the token, so what it
+// keeps at the token is no older than the token.
+func ReadsOnly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, tokenKey{}, &tokenOnce{})
+}
+
+type tokenKey struct{}
+
+type tokenOnce struct {
+	once sync.Once
+	tok  string
+	err  error
+}
+
+// token is the database's commit token now, or at the first read of a request that
+// reads only (ReadsOnly).
 func (c *counts) token(ctx context.Context) (string, error) {
+	if t, ok := ctx.Value(tokenKey{}).(*tokenOnce); ok {
+		t.once.Do(func() { t.tok, t.err = c.readToken(ctx) })
+		return t.tok, t.err
+	}
+	return c.readToken(ctx)
+}
+
+func (c *counts) readToken(ctx context.Context) (string, error) {
 	if c.pool == nil {
 		var t string
 		err := c.db.sql.QueryRowContext(ctx, "SELECT pg_current_snapshot()::text").Scan(&t)

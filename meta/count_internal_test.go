@@ -160,3 +160,24 @@ func TestCountsNotKeptAsStatements(t *testing.T) {
 		t.Errorf("20 counts kept %d statements", after-before)
 	}
 }
+
+// A request that reads only (ReadsOnly) reads the commit token once: a commit after its
+// first read does not change the token its later counts are kept by. Another request
+// reads the token anew.
+func TestReadsOnlyToken(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	check(t, db.Migrate(ctx))
+	req := ReadsOnly(ctx)
+	first, err := db.counts.token(req)
+	check(t, err)
+	_, err = CreateRepository(ctx, db, Repository{Type: "file.file", Name: "r"})
+	check(t, err)
+	again, err := db.counts.token(req)
+	check(t, err)
+	next, err := db.counts.token(ReadsOnly(ctx))
+	check(t, err)
+	if again != first || next == first {
+		t.Errorf("tokens %q, then %q in the same request and %q in the next; want the first two equal, the last not", first, again, next)
+	}
+}

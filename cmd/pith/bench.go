@@ -553,8 +553,8 @@ func benchAuthz(ctx context.Context, args []string) error {
 	before := fs.String("before", "", "the pith executable from before access control (built from 13dc4e1)")
 	repos := fs.Int("repos", 3000, "file repositories")
 	tasks := fs.Int("tasks", 1000, "tasks (each adds one content unit to a repository)")
-	requests := fs.Int("requests", 300, "requests per endpoint and side")
-	rounds := fs.Int("rounds", 10, "rounds: the sides take turns this many times per endpoint")
+	requests := fs.Int("requests", 600, "requests per endpoint and side")
+	rounds := fs.Int("rounds", 600, "rounds: the sides take turns this many times per endpoint (as many as requests: after each request)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -63,8 +63,12 @@ func ofType(col, typ string) func(*http.Request, *meta.List) error {
 // type (typ "file.file": viewset repositories/file/file) or of every type (""), whose
 // rows have alias a.
 func kindScoping(collection, typ, a string) scoping {
+	sc := scoping{viewset: collection + "/" + href.Segment(typ), id: a + ".pulp_id"}
 	if typ == "" {
-		return scoping{viewset: collection, id: a + ".pulp_id", typ: a + ".type"}
+		sc = scoping{viewset: collection, id: a + ".pulp_id", typ: a + ".type"}
 	}
-	return scoping{viewset: collection + "/" + href.Segment(typ), id: a + ".pulp_id"}
+	if collection == "repositories" {
+		sc.row = a + ".id"
+	}
+	return sc
 }

@@ -25,6 +25,7 @@ type scoping struct {
 	content string // a content list: the rows' content id ("c.id")
 	repo    string // a version list: the rows' repository id ("v.repository_id")
 	group   string // a task group list: the rows' id ("g.id")
+	row     string // a repository list: the rows' id ("r.id")
 }
 
 // scope narrows a list to what the caller may see, after also (nil for nothing).
@@ -75,6 +76,22 @@ func (s *Server) scopeCond(ctx context.Context, c *caller, sc scoping) (meta.Con
 		return meta.Cond{}, err
 	}
 	switch {
+	case sc.row != "":
+		// Repositories: those visible, by row id, where the caller's grants keep them.
+		var repos meta.Cond
+		if sc.typ != "" {
+			repos, err = s.typedCond(ctx, c, sc.viewset, "rr.pulp_id", "rr.type")
+		} else {
+			repos, err = s.objectCond(ctx, c, sc.viewset, "rr.pulp_id")
+		}
+		if err != nil || repos.Row == "" || repos.Row == "1 = 0" {
+			return repos, err
+		}
+		if in, ok, err := s.visibleRepos(ctx, c, sc.row, repos); ok || err != nil {
+			return in, err
+		}
+		sc.row = ""
+		return s.scopeCond(ctx, c, sc)
 	case sc.content != "":
 		// Content some visible repository holds. The count (and a page of a caller who
 		// sees few of the units) reads the set of holdings, each checked against its

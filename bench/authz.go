@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"pith/meta"
 )
 
 // AuthzConfig is the access-control study: what the permission checks add to the API's
@@ -31,6 +33,10 @@ type AuthzConfig struct {
 	Dir      string
 	Password string    // of the administrators
 	Log      io.Writer // progress (nil: none)
+	// Database: "" runs the new pith on a copy of the old one's SQLite data; a
+	// postgres:// URL (an empty database) runs it there, loaded through its own API
+	// the same way.
+	Database string
 }
 
 // AuthzEndpoints are the list requests measured.
@@ -78,19 +84,27 @@ func Authz(ctx context.Context, cfg AuthzConfig) (AuthzResult, error) {
 	if err != nil {
 		return res, err
 	}
-	if out, err := exec.CommandContext(ctx, "cp", "-a", beforeDir, afterDir).CombinedOutput(); err != nil {
-		return res, fmt.Errorf("copy the data directory: %v: %s", err, out)
+	if cfg.Database == "" {
+		if out, err := exec.CommandContext(ctx, "cp", "-a", beforeDir, afterDir).CombinedOutput(); err != nil {
+			return res, fmt.Errorf("copy the data directory: %v: %s", err, out)
+		}
 	}
 	if old, err = StartCluster(ctx, ClusterConfig{Binary: cfg.Before, Dir: beforeDir, Password: cfg.Password}); err != nil {
 		return res, err
 	}
 	defer old.Stop()
-	cur, err := StartCluster(ctx, ClusterConfig{Dir: afterDir, Password: cfg.Password})
+	cur, err := StartCluster(ctx, ClusterConfig{Dir: afterDir, Fresh: cfg.Database != "", Database: cfg.Database, Password: cfg.Password})
 	if err != nil {
 		return res, err
 	}
 	defer cur.Stop()
 	admin := NewClient(cur.Target())
+	if cfg.Database != "" {
+		fmt.Fprintln(cfg.Log, "loading the same through the API of this pith, on PostgreSQL")
+		if err := loadAuthz(ctx, admin, cfg.Repos, cfg.Tasks); err != nil {
+			return res, err
+		}
+	}
 	global, err := makeViewer(ctx, admin, cur.Target(), "global-viewer", false)
 	if err != nil {
 		return res, err
@@ -98,6 +112,13 @@ func Authz(ctx context.Context, cfg AuthzConfig) (AuthzResult, error) {
 	viewer, err := makeViewer(ctx, admin, cur.Target(), "object-viewer", true)
 	if err != nil {
 		return res, err
+	}
+	if cfg.Database != "" {
+		// The statistics a running installation's autovacuum keeps: without them
+		// PostgreSQL plans the freshly loaded tables as if they were nearly empty.
+		if err := analyze(ctx, cfg.Database); err != nil {
+			return res, err
+		}
 	}
 	sides := []AuthzSide{{"before access control, admin", NewClient(old.Target())}, {"after, admin", admin},
 		{"after, model-level viewer", global}, {"after, per-object viewer", viewer}}
@@ -287,4 +308,17 @@ func AuthzMarkdown(w io.Writer, r AuthzResult) {
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
+}
+
+// analyze updates PostgreSQL's statistics of the database at dsn.
+func analyze(ctx context.Context, dsn string) error {
+	db, err := meta.Open(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Exec(ctx, "ANALYZE"); err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	return nil
 }

@@ -42,7 +42,7 @@ type DB struct {
 	listStmts listStmts    // SQLite: list pages' statements, the latest kept
 	keys      *secret.Keys // seal and open secrets; nil: none can be stored
 	counts    *counts      // list counts kept while nothing is committed
-	grants    *grantSets   // SQLite: the sets Granted's lists are matched against
+	grants    *grantSets   // what callers' grants select, kept while no grant changes
 }
 
 // maxRowStmts bounds the prepared lookups kept (a query built with a varying IN list
@@ -95,9 +95,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	if d == SQLite {
-		out.grants = newGrantSets()
-	}
+	out.grants = newGrantSets(d == SQLite)
 	return out, nil
 }
 
@@ -135,9 +133,7 @@ func (db *DB) SetMaxConns(n int) {
 func (db *DB) Close() error {
 	db.rowStmts.Range(func(_, s any) bool { s.(*sql.Stmt).Close(); return true })
 	db.counts.close()
-	if db.grants != nil {
-		db.grants.close()
-	}
+	db.grants.close()
 	return db.sql.Close()
 }
 

@@ -6,14 +6,25 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pith/internal/testpg"
 )
 
 // Every change to what grants what adds to grant_changes in its own transaction: a
 // user's or a group's role given or taken, a member added or removed, a role's
 // permissions rewritten, and the rows a deleted role, user or group takes with it.
 func TestGrantChanges(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { testGrantChanges(t, openTest(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		db, err := Open(context.Background(), testpg.URL(t))
+		check(t, err)
+		t.Cleanup(func() { db.Close() })
+		testGrantChanges(t, db)
+	})
+}
+
+func testGrantChanges(t *testing.T, db *DB) {
 	ctx := context.Background()
-	db := openTest(t)
 	check(t, db.Migrate(ctx))
 	changes := func() int64 {
 		t.Helper()
@@ -40,6 +51,10 @@ func TestGrantChanges(t *testing.T) {
 		{"a group's role", func() error { _, err := AddGrant(ctx, db, Holder{Group: true, ID: team.ID}, role.ID, repo); return err }},
 		{"a member", func() error { return AddGroupUser(ctx, db, team.ID, ann.ID) }},
 		{"a member removed", func() error { return RemoveGroupUser(ctx, db, team.ID, ann.ID) }},
+		{"a repository", func() error {
+			_, err := CreateRepository(ctx, db, Repository{Type: "file.file", Name: "r"})
+			return err
+		}},
 		{"a role's permissions", func() error {
 			role.Permissions = []string{"file.view_filerepository", "file.change_filerepository"}
 			return UpdateRole(ctx, db, role)
@@ -106,18 +121,9 @@ func TestGrantSets(t *testing.T) {
 	g := db.grants
 	now := time.Unix(1e9, 0)
 	g.now = func() time.Time { return now }
-	ann, err := CreateUser(ctx, db, User{Username: "ann", Active: true})
-	check(t, err)
+	ann, role, repos := grantFixture(t, db)
 	bob, err := CreateUser(ctx, db, User{Username: "bob", Active: true})
 	check(t, err)
-	role, err := CreateRole(ctx, db, Role{Name: "viewer", Permissions: []string{"file.view_filerepository"}})
-	check(t, err)
-	var repos []Repository
-	for _, name := range []string{"r0", "r1", "r2"} {
-		r, err := CreateRepository(ctx, db, Repository{Type: "file.file", Name: name})
-		check(t, err)
-		repos = append(repos, r)
-	}
 	grant := func(user int64, id string, o string) {
 		t.Helper()
 		_, err := AddGrant(ctx, db, Holder{ID: user}, role.ID, Object{Type: o, ID: id})
@@ -241,4 +247,65 @@ func TestGrantSets(t *testing.T) {
 	if id, _ := set(ann.ID); id == 0 {
 		t.Error("a set within bounds was not kept")
 	}
+}
+
+// On PostgreSQL the repositories a condition selects are kept as an array constant:
+// the condition lists them, and a repository added is in the next request's.
+func TestInRepositoriesPostgres(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, testpg.URL(t))
+	check(t, err)
+	t.Cleanup(func() { db.Close() })
+	check(t, db.Migrate(ctx))
+	ann, role, repos := grantFixture(t, db)
+	_, err = AddGrant(ctx, db, Holder{ID: ann.ID}, role.ID, Object{Type: "file.filerepository", ID: repos[1].PulpID})
+	check(t, err)
+	names := func() string {
+		t.Helper()
+		gs, err := UserGrants(ReadsOnly(ctx), db, ann.ID)
+		check(t, err)
+		granted, err := gs.Granted(ctx, "rr.pulp_id", "file.filerepository", "file.view_filerepository")
+		check(t, err)
+		in, ok, err := gs.InRepositories(ctx, "r.id", Cond{Row: "(rr.type = ? OR " + granted.Row + ")", Set: "(rr.type = ? OR " + granted.Set + ")",
+			Args: append([]any{"rpm.rpm"}, granted.Args...)})
+		check(t, err)
+		if !ok || !strings.Contains(in.Row, "ANY('{") {
+			t.Fatalf("not kept as an array constant: %v %q", ok, in.Row)
+		}
+		var l List
+		l.AndCond(in)
+		rs, _, err := ListRepositories(ctx, db, l)
+		check(t, err)
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Name)
+		}
+		return fmt.Sprint(out)
+	}
+	if got := names(); got != "[r1]" {
+		t.Errorf("granted r1: %s", got)
+	}
+	_, err = CreateRepository(ctx, db, Repository{Type: "rpm.rpm", Name: "r3"})
+	check(t, err)
+	if got := names(); got != "[r1 r3]" {
+		t.Errorf("after an rpm repository was added: %s, want [r1 r3]", got)
+	}
+}
+
+// grantFixture makes a user ann, a role viewing file repositories, and three file
+// repositories r0, r1 and r2.
+func grantFixture(t *testing.T, db *DB) (User, Role, []Repository) {
+	t.Helper()
+	ctx := context.Background()
+	ann, err := CreateUser(ctx, db, User{Username: "ann", Active: true})
+	check(t, err)
+	role, err := CreateRole(ctx, db, Role{Name: "viewer", Permissions: []string{"file.view_filerepository"}})
+	check(t, err)
+	var repos []Repository
+	for _, name := range []string{"r0", "r1", "r2"} {
+		r, err := CreateRepository(ctx, db, Repository{Type: "file.file", Name: name})
+		check(t, err)
+		repos = append(repos, r)
+	}
+	return ann, role, repos
 }

@@ -84,8 +84,10 @@ func ListRepositories(ctx context.Context, q Querier, l List) ([]Repository, int
 	// The unary + keeps SQLite (no statistics) off the repositories_sub index, which it
 	// would take for every top-level repository's row: a lookup of 500 by pulp_id then
 	// walked all 27,237 of the study's (22 ms against 4 ms), and a page sorted them all
-	// instead of reading the name index in order.
-	l.And("+r.sub_of IS NULL")
+	// instead of reading the name index in order. PostgreSQL gets the column: with the +
+	// it estimated 15 of 3,000 repositories top-level, and so checked a per-object
+	// viewer's grants on every repository before sorting (20 ms against 1 ms).
+	l.And(q.Dialect().NoIndex("r.sub_of") + " IS NULL")
 	return Page(ctx, q, repoCols, "repositories r", "r.name", l, func(rs *sql.Rows) (Repository, error) { return scanRepo(rs) })
 }
 

@@ -555,6 +555,7 @@ func benchAuthz(ctx context.Context, args []string) error {
 	tasks := fs.Int("tasks", 1000, "tasks (each adds one content unit to a repository)")
 	requests := fs.Int("requests", 600, "requests per endpoint and side")
 	rounds := fs.Int("rounds", 600, "rounds: the sides take turns this many times per endpoint (as many as requests: after each request)")
+	database := fs.String("database", "", "a postgres:// URL of an empty database for this pith (default: a copy of the old pith's SQLite data)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -573,7 +574,7 @@ func benchAuthz(ctx context.Context, args []string) error {
 	}
 	defer cleanup()
 	res, err := bench.Authz(ctx, bench.AuthzConfig{Before: *before, Repos: *repos, Tasks: *tasks, Requests: *requests, Rounds: *rounds,
-		Dir: d, Password: randomPassword(), Log: os.Stderr})
+		Dir: d, Password: randomPassword(), Log: os.Stderr, Database: *database})
 	bench.AuthzMarkdown(os.Stdout, res)
 	return err
 }

@@ -1,7 +1,7 @@
 -- A counter of changes to what grants what (meta.Grants): every change to a user's or
 -- a group's roles, to a group's members or to a role's permissions, and every
 -- repository added or removed, adds one, in the transaction that makes it, whichever
--- process makes it. SQLite only: PostgreSQL narrows lists in SQL.
+-- process makes it.
 CREATE TABLE grant_changes (id INTEGER PRIMARY KEY CHECK (id = 1), n BIGINT NOT NULL);
 INSERT INTO grant_changes (id, n) VALUES (1, 0);
 CREATE TRIGGER user_roles_insert AFTER INSERT ON user_roles BEGIN UPDATE grant_changes SET n = n + 1; END;

@@ -44,15 +44,18 @@ import (
 // kept is older than its counter: at worst newer, which a request that read the counter
 // before a change committed may be answered with.
 //
-// A replaced or evicted set stays known to SQL for grantSetGrace, so that a query
-// already given its number still finds it; the sets held (kept or in their grace) are
-// bounded by grantSetBudget members (a set of more than maxGrantSet is not kept: its
-// list is narrowed by SQL, as is anyone's while the budget is spent).
+// A replaced or evicted set stays known to SQL for grantSetGrace (a minute: a list's
+// queries take milliseconds), so that a query already given its number still finds it;
+// the sets held (kept or in their grace) are bounded by grantSetBudget members. A set
+// of more than maxGrantSet (on PostgreSQL maxLiteralSet) is not kept, and is not read
+// again at the same counter: its lists are narrowed in SQL, as are anyone's new sets
+// while the budget is spent. Entries made stale by a change are evicted first; fresh
+// ones never are, for another.
 
 const (
 	grantSetBudget = 1 << 18 // members of every set together (about 25 MB)
 	maxGrantSet    = 1 << 16 // members of one set
-	grantSetGrace  = 15 * time.Minute
+	grantSetGrace  = time.Minute
 	// PostgreSQL: members of a set written into a statement as an array constant
 	// (about 7 bytes each), which each connection parses and plans once per set.
 	maxLiteralSet = 1 << 13
@@ -119,8 +122,9 @@ type grantEntry struct {
 	perms   map[string]bool // permissions
 	ways    grantWays       // Granted's SQL forms
 	literal string          // PostgreSQL: InRepositories' set as an array constant
-	size    int
-	used    time.Time
+	// tooLarge: the set has more members than are kept; its lists are narrowed in SQL.
+	tooLarge bool
+	size     int
 }
 
 type retiredSet struct {
@@ -154,7 +158,6 @@ func (g *grantSets) get(key grantKey, changes int64) *grantEntry {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if e := g.kept[key]; e != nil && e.changes == changes {
-		e.used = g.now()
 		return e
 	}
 	return nil
@@ -165,9 +168,6 @@ func (g *grantSets) get(key grantKey, changes int64) *grantEntry {
 // then a set has no number. A set read at an older counter than the one kept is
 // numbered but not kept: it retires at once.
 func (g *grantSets) put(key grantKey, e *grantEntry, s *grantSet) bool {
-	if e.size > g.max || (s != nil && !g.members && e.size > maxLiteralSet) {
-		return false
-	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
@@ -177,15 +177,12 @@ func (g *grantSets) put(key grantKey, e *grantEntry, s *grantSet) bool {
 	if old != nil && !newer {
 		g.retire(key, old, now)
 	}
-	for !newer && g.held+e.size > g.budget {
-		if !g.evict(now) {
-			return false
-		}
+	if g.held+e.size > g.budget {
+		g.evictStale(e.changes, now)
 	}
-	if newer && g.held+e.size > g.budget {
+	if g.held+e.size > g.budget {
 		return false
 	}
-	e.used = now
 	switch {
 	case s != nil && g.members:
 		e.id = lastSetID.Add(1)
@@ -214,20 +211,17 @@ func (g *grantSets) retire(key grantKey, e *grantEntry, now time.Time) {
 	g.retired = append(g.retired, retiredSet{id: e.id, size: e.size, until: now.Add(grantSetGrace)})
 }
 
-// evict retires the entry used longest ago; false when none is kept. g.mu is held.
-func (g *grantSets) evict(now time.Time) bool {
-	var oldest grantKey
-	var e *grantEntry
-	for k, v := range g.kept {
-		if e == nil || v.used.Before(e.used) {
-			oldest, e = k, v
+// evictStale retires the entries read at a counter older than changes: none of them is
+// taken again (a request that read an older counter reads what it needs itself).
+// Fresh entries are never evicted for another: when the budget is spent, a new set is
+// not kept, and its lists are narrowed in SQL until retired sets pass their grace.
+// g.mu is held.
+func (g *grantSets) evictStale(changes int64, now time.Time) {
+	for k, e := range g.kept {
+		if e.changes < changes {
+			g.retire(k, e, now)
 		}
 	}
-	if e == nil {
-		return false
-	}
-	g.retire(oldest, e, now)
-	return true
 }
 
 // sweep forgets the retired sets past their grace. g.mu is held.
@@ -265,16 +259,15 @@ func (g *grantSets) close() {
 // Grants are one user's grants for one request, as of one read of grant_changes.
 type Grants struct {
 	q       Querier
-	sets    *grantSets // nil: nothing kept (PostgreSQL, a transaction)
+	sets    *grantSets // nil: nothing kept (q a transaction)
 	user    int64
 	changes int64
 }
 
-// UserGrants reads what user's roles grant, for one request: on the store itself with
-// SQLite, the counter of grant changes (or, where the commit token is the one read
-// before the counter was last read, that counter: nothing was committed since), then
-// what is kept at it; otherwise (PostgreSQL, or q a transaction) each question asks
-// SQL.
+// UserGrants reads what user's roles grant, for one request: on the store itself, the
+// counter of grant changes (or, where the commit token is the one read before the
+// counter was last read, that counter: nothing was committed since), then what is kept
+// at it; with q a transaction, each question asks SQL.
 func UserGrants(ctx context.Context, q Querier, user int64) (*Grants, error) {
 	g := &Grants{q: q, user: user}
 	db, ok := q.(*DB)
@@ -336,7 +329,7 @@ func (g *Grants) Granted(ctx context.Context, col, objectType, perm string) (Con
 	}
 	const roles = `x.role_id IN (SELECT rp.role_id FROM role_permissions rp WHERE rp.permission = ?)`
 	s := &grantSet{ids: map[string]struct{}{}}
-	e, err := g.keep(ctx, grantKey{user: g.user, objectType: objectType, perm: perm}, s, func(rows *sql.Rows) error {
+	e, err := g.keep(ctx, grantKey{user: g.user, objectType: objectType, perm: perm}, s, true, func(rows *sql.Rows) error {
 		var v string
 		err := rows.Scan(&v)
 		s.ids[v] = struct{}{}
@@ -385,7 +378,7 @@ func (g *Grants) InRepositories(ctx context.Context, col string, repos Cond) (Co
 		key.query += fmt.Sprintf("\x00%#v", a)
 	}
 	s := &grantSet{rows: map[int64]struct{}{}}
-	e, err := g.keep(ctx, key, s, func(rows *sql.Rows) error {
+	e, err := g.keep(ctx, key, s, false, func(rows *sql.Rows) error {
 		var id int64
 		err := rows.Scan(&id)
 		s.rows[id] = struct{}{}
@@ -402,14 +395,26 @@ func (g *Grants) InRepositories(ctx context.Context, col string, repos Cond) (Co
 
 // keep is the set kept under key at the request's counter; if none is, the set s that
 // add fills from query's rows, kept. Nil when it cannot be kept.
-func (g *Grants) keep(ctx context.Context, key grantKey, s *grantSet, add func(*sql.Rows) error, query string, args ...any) (*grantEntry, error) {
+func (g *Grants) keep(ctx context.Context, key grantKey, s *grantSet, kept bool, add func(*sql.Rows) error, query string, args ...any) (*grantEntry, error) {
 	if e := g.sets.get(key, g.changes); e != nil {
+		if e.tooLarge {
+			return nil, nil
+		}
 		return e, nil
 	}
-	if err := g.read(ctx, add, query, args...); err != nil {
+	limit := g.sets.max
+	if s.rows != nil && !g.sets.members {
+		limit = maxLiteralSet
+	}
+	if err := g.read(ctx, s, limit, kept, add, query, args...); err != nil {
 		return nil, err
 	}
 	e := &grantEntry{changes: g.changes, size: s.size()}
+	if e.size > limit {
+		// Not read again at this counter: its lists are narrowed in SQL.
+		g.sets.put(key, &grantEntry{changes: g.changes, tooLarge: true}, nil)
+		return nil, nil
+	}
 	if !g.sets.put(key, e, s) {
 		return nil, nil
 	}
@@ -444,15 +449,23 @@ func (s *grantSet) literal() string {
 	return b.String()
 }
 
-// read adds each row query selects to a set, up to one more than a kept set may hold
-// (which put then refuses).
-func (g *Grants) read(ctx context.Context, add func(*sql.Rows) error, query string, args ...any) error {
-	rows, err := QueryKept(ctx, g.q, query, args...)
+// read adds each row query selects to s, until s holds one more member than limit
+// (which put then refuses): rows may repeat a member (one per role and group granting
+// it), so the bound is on the set, not on the rows. kept: the query's text is fixed
+// (its statement is kept).
+func (g *Grants) read(ctx context.Context, s *grantSet, limit int, kept bool, add func(*sql.Rows) error, query string, args ...any) error {
+	var rows *sql.Rows
+	var err error
+	if kept {
+		rows, err = QueryKept(ctx, g.q, query, args...)
+	} else {
+		rows, err = g.q.Query(ctx, query, args...)
+	}
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	for n := 0; n <= g.sets.max && rows.Next(); n++ {
+	for s.size() <= limit && rows.Next() {
 		if err := add(rows); err != nil {
 			return err
 		}

@@ -239,13 +239,105 @@ func TestGrantSets(t *testing.T) {
 	if _, ok, err := request(ann.ID).InRepositories(ctx, "r.id", open); ok || err != nil {
 		t.Errorf("repositories over the budget: kept %v, %v", ok, err)
 	}
+	// Each user's condition in SQL has its own text: reading its repositories does not
+	// take the store's kept-statement places.
+	stmts := db.nRowStmts.Load()
+	for _, u := range []int64{ann.ID, bob.ID} {
+		gs := request(u)
+		c, err := gs.Granted(ctx, "rr.pulp_id", "file.filerepository", "file.view_filerepository")
+		check(t, err)
+		_, _, err = gs.InRepositories(ctx, "r.id", c)
+		check(t, err)
+	}
+	if n := db.nRowStmts.Load(); n != stmts {
+		t.Errorf("kept statements %d → %d after reading two users' repositories", stmts, n)
+	}
 	g.budget, g.max = grantSetBudget, 2
 	if id, _ := set(ann.ID); id != 0 {
 		t.Errorf("a set over its size bound was kept (%d)", id)
 	}
 	g.max = maxGrantSet
+	if id, _ := set(ann.ID); id != 0 {
+		t.Errorf("a set found too large was read again at the same counter (%d)", id)
+	}
+	grant(bob.ID, repos[1].PulpID, "file.filerepository")
 	if id, _ := set(ann.ID); id == 0 {
-		t.Error("a set within bounds was not kept")
+		t.Error("a set within bounds was not kept after a change")
+	}
+}
+
+// A set's bound is on its members, not on the rows that grant them: a user holding two
+// roles on each of two repositories and a group's role on a third sees all three
+// however the rows come.
+func TestGrantSetRepeatedRows(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	check(t, db.Migrate(ctx))
+	db.grants.max = 3
+	ann, role, repos := grantFixture(t, db)
+	owner, err := CreateRole(ctx, db, Role{Name: "owner", Permissions: []string{"file.view_filerepository"}})
+	check(t, err)
+	team, err := CreateGroup(ctx, db, "team")
+	check(t, err)
+	check(t, AddGroupUser(ctx, db, team.ID, ann.ID))
+	on := func(r Repository) Object { return Object{Type: "file.filerepository", ID: r.PulpID} }
+	for _, r := range repos[:2] {
+		for _, id := range []int64{role.ID, owner.ID} {
+			_, err := AddGrant(ctx, db, Holder{ID: ann.ID}, id, on(r))
+			check(t, err)
+		}
+	}
+	_, err = AddGrant(ctx, db, Holder{Group: true, ID: team.ID}, role.ID, on(repos[2]))
+	check(t, err)
+	gs, err := UserGrants(ctx, db, ann.ID)
+	check(t, err)
+	c, err := gs.Granted(ctx, "r.pulp_id", "file.filerepository", "file.view_filerepository")
+	check(t, err)
+	var l List
+	l.AndCond(c)
+	rs, _, err := ListRepositories(ctx, db, l)
+	check(t, err)
+	var names []string
+	for _, r := range rs {
+		names = append(names, r.Name)
+	}
+	if fmt.Sprint(names) != "[r0 r1 r2]" || len(c.Args) != 1 {
+		t.Errorf("ann sees %v (condition %q): want [r0 r1 r2] from a kept set", names, c.Row)
+	}
+}
+
+// When the budget is spent, a new set is not kept and the fresh entries stay: only
+// entries made stale by a change are evicted.
+func TestGrantSetBudgetKeepsFresh(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	check(t, db.Migrate(ctx))
+	g := db.grants
+	ann, role, repos := grantFixture(t, db)
+	bob, err := CreateUser(ctx, db, User{Username: "bob", Active: true})
+	check(t, err)
+	for _, u := range []int64{ann.ID, bob.ID} {
+		_, err := AddGrant(ctx, db, Holder{ID: u}, role.ID, Object{Type: "file.filerepository", ID: repos[0].PulpID})
+		check(t, err)
+	}
+	granted := func(user int64) Cond {
+		t.Helper()
+		gs, err := UserGrants(ctx, db, user)
+		check(t, err)
+		c, err := gs.Granted(ctx, "r.pulp_id", "file.filerepository", "file.view_filerepository")
+		check(t, err)
+		return c
+	}
+	if c := granted(ann.ID); len(c.Args) != 1 {
+		t.Fatalf("ann's set not kept: %q", c.Row)
+	}
+	kept := len(g.kept)
+	g.budget = g.held // full
+	if c := granted(bob.ID); len(c.Args) != 0 {
+		t.Errorf("bob's set kept over the budget: %q", c.Row)
+	}
+	if len(g.kept) != kept || g.kept[grantKey{user: ann.ID, objectType: "file.filerepository", perm: "file.view_filerepository"}] == nil {
+		t.Errorf("kept entries %d, want the %d fresh ones, ann's among them", len(g.kept), kept)
 	}
 }
 

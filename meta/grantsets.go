@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -275,24 +274,24 @@ func UserGrants(ctx context.Context, q Querier, user int64) (*Grants, error) {
 		return g, nil
 	}
 	g.sets = db.grants
-	tokErr := errors.New("no token")
 	var tok string
 	if _, reads := ctx.Value(tokenKey{}).(*tokenOnce); reads {
-		tok, tokErr = db.counts.token(ctx) // read for the request's counts anyway
-	}
-	if tokErr == nil {
-		g.sets.mu.Lock()
-		same := tok == g.sets.tok
-		g.changes = g.sets.tokChanges
-		g.sets.mu.Unlock()
-		if same {
-			return g, nil
+		var err error
+		if tok, err = db.counts.token(ctx); err != nil {
+			tok = "" // read the counter itself
 		}
+	}
+	g.sets.mu.Lock()
+	same := tok != "" && tok == g.sets.tok
+	g.changes = g.sets.tokChanges
+	g.sets.mu.Unlock()
+	if same {
+		return g, nil
 	}
 	if err := db.QueryRow(ctx, `SELECT n FROM grant_changes WHERE id = 1`).Scan(&g.changes); err != nil {
 		return nil, fmt.Errorf("grant changes: %w", err)
 	}
-	if tokErr == nil {
+	if tok != "" {
 		g.sets.mu.Lock()
 		g.sets.tok, g.sets.tokChanges = tok, g.changes
 		g.sets.mu.Unlock()
@@ -323,28 +322,26 @@ func (g *Grants) Permissions(ctx context.Context) (map[string]bool, error) {
 // groups ("1 = 0" when it holds none). It matches col against the kept set of those
 // objects (SQLite), or is written in SQL (grantWays.cond).
 func (g *Grants) Granted(ctx context.Context, col, objectType, perm string) (Cond, error) {
-	if g.sets == nil || !g.sets.members {
-		w, err := g.ways(ctx, objectType, perm)
-		return w.cond(col, g.user, objectType, g.q.Dialect()), err
+	if g.sets != nil && g.sets.members {
+		const roles = `x.role_id IN (SELECT rp.role_id FROM role_permissions rp WHERE rp.permission = ?)`
+		s := &grantSet{ids: map[string]struct{}{}}
+		e, err := g.keep(ctx, grantKey{user: g.user, objectType: objectType, perm: perm}, s, true, func(rows *sql.Rows) error {
+			var v string
+			err := rows.Scan(&v)
+			s.ids[v] = struct{}{}
+			return err
+		}, `SELECT x.object_id FROM user_roles x WHERE x.user_id = ? AND x.object_type = ? AND `+roles+`
+			UNION ALL SELECT x.object_id FROM group_users gu CROSS JOIN group_roles x WHERE x.group_id = gu.group_id AND gu.user_id = ? AND x.object_type = ? AND `+roles,
+			g.user, objectType, perm, g.user, objectType, perm)
+		switch {
+		case err != nil:
+			return Cond{}, fmt.Errorf("grants of user %d on %s: %w", g.user, objectType, err)
+		case e != nil:
+			return e.cond(col), nil
+		}
 	}
-	const roles = `x.role_id IN (SELECT rp.role_id FROM role_permissions rp WHERE rp.permission = ?)`
-	s := &grantSet{ids: map[string]struct{}{}}
-	e, err := g.keep(ctx, grantKey{user: g.user, objectType: objectType, perm: perm}, s, true, func(rows *sql.Rows) error {
-		var v string
-		err := rows.Scan(&v)
-		s.ids[v] = struct{}{}
-		return err
-	}, `SELECT x.object_id FROM user_roles x WHERE x.user_id = ? AND x.object_type = ? AND `+roles+`
-		UNION ALL SELECT x.object_id FROM group_users gu CROSS JOIN group_roles x WHERE x.group_id = gu.group_id AND gu.user_id = ? AND x.object_type = ? AND `+roles,
-		g.user, objectType, perm, g.user, objectType, perm)
-	switch {
-	case err != nil:
-		return Cond{}, fmt.Errorf("grants of user %d on %s: %w", g.user, objectType, err)
-	case e == nil:
-		w, err := g.ways(ctx, objectType, perm)
-		return w.cond(col, g.user, objectType, g.q.Dialect()), err
-	}
-	return e.cond(col), nil
+	w, err := g.ways(ctx, objectType, perm) // not kept as a set: written in SQL
+	return w.cond(col, g.user, objectType, g.q.Dialect()), err
 }
 
 // ways are the roles the user holds perm on objects of the type through, kept where
